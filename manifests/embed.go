@@ -1,0 +1,10 @@
+// Package manifests holds the bundled agent manifests, embedded into every binary that
+// loads them.
+package manifests
+
+import "embed"
+
+// Agents holds agents/<agent>.toml, one bundled agent manifest per file.
+//
+//go:embed agents/*.toml
+var Agents embed.FS
