@@ -1,0 +1,45 @@
+# tma: build, test, demo, install. See README.md.
+GO      ?= go
+PREFIX  ?= $(HOME)/.local
+BINDIR  ?= $(PREFIX)/bin
+TOOLS   := tma-scan tma-fold tma-stamp tma-view
+VERSION ?= 0.1.0
+LDFLAGS := -s -w -X github.com/tmaproject/tma/lib/cli/common.Version=$(VERSION)
+
+.PHONY: all build test unit integration lint bench demo install uninstall clean
+
+all: build
+
+build:
+	@mkdir -p bin
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ $(addprefix ./cmd/,$(TOOLS))
+	cp shell/tma bin/tma
+	chmod +x bin/tma
+
+# Every test: lint, unit, CLI contracts and integration against real,
+# isolated tmux servers.
+test: build lint
+	$(GO) test -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+		if [ -n "$$out" ]; then echo "gofmt wants changes in:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	shellcheck shell/tma $$(find shell bench .ci -type f \( -name '*.sh' -o -name run \) 2>/dev/null)
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./bench/
+
+demo: build
+	./shell/demo.sh
+
+install: build
+	@mkdir -p $(BINDIR)
+	cp bin/tma $(addprefix bin/,$(TOOLS)) $(BINDIR)/
+	@echo "installed into $(BINDIR)"
+
+uninstall:
+	rm -f $(BINDIR)/tma $(addprefix $(BINDIR)/,$(TOOLS))
+
+clean:
+	rm -rf bin

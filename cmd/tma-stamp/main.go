@@ -1,0 +1,10 @@
+// Command tma-stamp: see lib/cli/stamp.
+package main
+
+import (
+	"os"
+
+	"github.com/tmaproject/tma/lib/cli/stamp"
+)
+
+func main() { os.Exit(stamp.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,0 +1,188 @@
+package common
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/fold"
+	"github.com/tmaproject/tma/lib/manifest"
+	"github.com/tmaproject/tma/lib/tmux"
+)
+
+// Version is the tma version; the build may override it with -ldflags.
+var Version = "0.1.0"
+
+// Globals are accepted by every command, before or after the subcommand.
+type Globals struct {
+	SocketName  string `name:"socket-name" short:"L" placeholder:"NAME" help:"tmux server socket name (as tmux -L)."`
+	SocketPath  string `name:"socket-path" short:"S" placeholder:"PATH" help:"tmux server socket path (as tmux -S); wins over TMA_SOCKET_PATH."`
+	Config      string `name:"config" placeholder:"PATH" help:"config file (default: TMA_CONFIG, then $XDG_CONFIG_HOME/tma/config.toml, then ~/.config/tma/config.toml)."`
+	ManifestDir string `name:"manifest-dir" placeholder:"DIR" help:"load agent manifests from DIR only (a closed set: no bundled, no user manifests)."`
+	Client      string `name:"client" placeholder:"NAME" help:"the tmux client acting (a run-shell binding passes \"#{client_name}\")."`
+}
+
+// Env is the process environment a command runs in.
+type Env struct {
+	Tool   string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Lookup func(string) (string, bool)
+}
+
+// NewEnv wraps the process's streams and environment.
+func NewEnv(tool string, stdin io.Reader, stdout, stderr io.Writer) *Env {
+	return &Env{Tool: tool, Stdin: stdin, Stdout: stdout, Stderr: stderr, Lookup: os.LookupEnv}
+}
+
+// Getenv returns the value of key, "" when unset.
+func (e *Env) Getenv(k string) string { v, _ := e.Lookup(k); return v }
+
+// Errorf prints `<tool>: error: <msg>` and any hints.
+func (e *Env) Errorf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	lines := strings.Split(msg, "\n")
+	fmt.Fprintf(e.Stderr, "%s: error: %s\n", e.Tool, lines[0])
+	for _, l := range lines[1:] {
+		fmt.Fprintln(e.Stderr, l)
+	}
+}
+
+// Exit codes shared by every command.
+const (
+	ExitOK      = 0
+	ExitFail    = 1
+	ExitUsage   = 2
+	ExitVanish  = 3
+	ExitRefused = 4
+)
+
+// Parse parses args into cli with kong, mapping a parse error to exit 2.
+// It returns ok=false with the exit code when the caller should stop (an
+// error, or --help printed).
+func Parse(e *Env, cli any, description string, args []string) (*kong.Context, int, bool) {
+	exited := -1
+	p, err := kong.New(cli,
+		kong.Name(e.Tool),
+		kong.Description(description),
+		kong.Writers(e.Stdout, e.Stderr),
+		kong.Exit(func(code int) { exited = code }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": Version},
+	)
+	if err != nil {
+		e.Errorf("%v", err)
+		return nil, ExitFail, false
+	}
+	ctx, err := p.Parse(args)
+	if exited >= 0 {
+		return nil, exited, false
+	}
+	if err != nil {
+		e.Errorf("%v", err)
+		return nil, ExitUsage, false
+	}
+	return ctx, 0, true
+}
+
+// Loaded is config and manifests, loaded once per invocation.
+type Loaded struct {
+	Config     *config.Config
+	ConfigPath string
+	Manifests  *manifest.Set
+}
+
+// Load reads the config and the manifests the globals name.
+func (g *Globals) Load(e *Env) (*Loaded, error) {
+	cfg, path, err := config.LoadResolved(g.Config, config.Env(e.Lookup))
+	if err != nil {
+		return nil, err
+	}
+	o := manifest.LoadOptions{ManifestDir: g.ManifestDir}
+	if g.ManifestDir == "" {
+		o.UserDir = userManifestDir(e)
+	}
+	ms, err := manifest.Load(o)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range cfg.Agents {
+		ms.Override(a.Name, a.Enabled, a.ProcessNames)
+	}
+	for _, p := range ms.Problems {
+		fmt.Fprintf(e.Stderr, "%s: warning: manifest skipped: %v\n", e.Tool, p.Err)
+	}
+	return &Loaded{Config: cfg, ConfigPath: path, Manifests: ms}, nil
+}
+
+func userManifestDir(e *Env) string {
+	if d := e.Getenv("TMA_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, "agents")
+	}
+	if x := e.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "tma", "agents")
+	}
+	if h := e.Getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "tma", "agents")
+	}
+	return ""
+}
+
+// Tuning is the fold's slice of the config.
+func (l *Loaded) Tuning() fold.Tuning {
+	f := l.Config.Fold
+	return fold.Tuning{DwellSecs: f.DwellSecs, HookDecaySecs: f.HookDecaySecs, BlockedDecaySecs: f.BlockedDecaySecs}
+}
+
+// Tmux returns the client for the server the globals and environment name.
+func (g *Globals) Tmux(e *Env, cfg *config.Config) *tmux.Client {
+	bin := "tmux"
+	if cfg != nil {
+		bin = cfg.TmuxBin(config.Env(e.Lookup))
+	} else {
+		bin = tmux.ResolveBin("", e.Getenv)
+	}
+	return tmux.New(bin, tmux.ResolveTarget(g.SocketName, g.SocketPath, e.Getenv))
+}
+
+// SocketDescription names the socket a no-server error is about, resolving
+// tmux's default path the way tmux does.
+func SocketDescription(e *Env, t tmux.Target) string {
+	if t.SocketPath != "" {
+		return t.SocketPath
+	}
+	dir := e.Getenv("TMUX_TMPDIR")
+	if dir == "" {
+		dir = "/tmp"
+	}
+	name := t.SocketName
+	if name == "" {
+		name = "default"
+	}
+	return filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), name)
+}
+
+// DescribeTmuxError renders a tmux failure for the user.
+func DescribeTmuxError(e *Env, c *tmux.Client, err error) string {
+	if errors.Is(err, tmux.ErrNoServer) {
+		return "no tmux server running on " + SocketDescription(e, c.Target)
+	}
+	return err.Error()
+}
+
+// Host is the host name rows carry.
+func Host() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+// Background is the context commands run under.
+func Background() context.Context { return context.Background() }

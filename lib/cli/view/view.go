@@ -1,0 +1,179 @@
+// Package view is the tma-view command: the rendering end of a pipeline
+// (ls, status, explain). It is the last stage, so an upstream failure
+// carried in-band becomes its exit code.
+package view
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/gitinfo"
+	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/selector"
+	libview "github.com/tmaproject/tma/lib/view"
+)
+
+type lsCmd struct {
+	selector.Flags
+	JSON bool   `name:"json" help:"print the schema-1 document."`
+	Pane string `name:"pane" placeholder:"ID" help:"only this pane."`
+}
+
+type statusCmd struct {
+	selector.Flags
+	Format string `name:"format" enum:"tmux,plain,json,prom" default:"tmux" help:"tmux, plain, json or prom."`
+}
+
+type explainCmd struct {
+	Pane string `arg:"" help:"the pane (%N)."`
+	JSON bool   `name:"json" help:"print the schema-1 document."`
+}
+
+type versionCmd struct{}
+
+type cli struct {
+	common.Globals
+	Version versionCmd `cmd:"" help:"print the version."`
+	Ls      lsCmd      `cmd:"" help:"list agent rows (tab-separated, or --json)."`
+	Status  statusCmd  `cmd:"" help:"print state counts."`
+	Explain explainCmd `cmd:"" help:"explain one pane's verdict (input from tma-fold --explain)."`
+}
+
+// Run is tma-view's main.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := common.NewEnv("tma-view", stdin, stdout, stderr)
+	var c cli
+	kctx, code, ok := common.Parse(e, &c, "Render rows from tma-stamp (or folded panes for explain).", args)
+	if !ok {
+		return code
+	}
+	cmd := kctx.Command()
+	if cmd == "version" {
+		fmt.Fprintf(stdout, "tma %s\n", common.Version)
+		return common.ExitOK
+	}
+	quiet := cmd == "status"
+	fail := func(msg string, code int) int {
+		if !quiet {
+			fmt.Fprintf(stderr, "tma: error: %s\n", msg)
+		}
+		return code
+	}
+	var sel *selector.Selector
+	var err error
+	switch cmd {
+	case "ls":
+		sel, err = c.Ls.Flags.Compile()
+	case "status":
+		sel, err = c.Status.Flags.Compile()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "tma: error: %v\n", err)
+		return common.ExitUsage
+	}
+	cfg := config.Default()
+	if cmd == "status" {
+		if l, _, err := config.LoadResolved(c.Config, config.Env(e.Lookup)); err == nil {
+			cfg = l
+		} else {
+			return fail(err.Error(), common.ExitFail)
+		}
+	}
+
+	var rows []*record.Row
+	var panes []*record.Pane
+	var upstream *record.Error
+	var last int64
+	seen := false
+	err = common.ReadGroups(e, func(g *common.Group) error {
+		if len(g.Errors) > 0 && upstream == nil {
+			upstream = g.Errors[0]
+		}
+		if g.Cycle != nil {
+			seen = true
+			// One document per run: the last complete cycle wins.
+			rows, panes, last = g.Rows, g.Panes, g.Cycle.NowMS
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(err.Error(), common.ExitFail)
+	}
+	if upstream != nil {
+		return fail(upstream.Message, common.ErrorCode(upstream))
+	}
+	if !seen {
+		return fail("no cycle reached the end of the pipeline (an earlier stage failed)", common.ExitFail)
+	}
+
+	if cmd == "explain <pane>" {
+		for _, p := range panes {
+			if p.Pane == c.Explain.Pane {
+				if c.Explain.JSON {
+					err = libview.ExplainJSON(stdout, p)
+				} else {
+					err = libview.ExplainText(stdout, p)
+				}
+				if err != nil {
+					return common.ExitFail
+				}
+				return common.ExitOK
+			}
+		}
+		return fail(fmt.Sprintf("no such pane: %s", c.Explain.Pane), common.ExitVanish)
+	}
+
+	var git *gitinfo.Resolver
+	if cmd == "ls" || sel.NeedsGit() {
+		git = gitinfo.New()
+	}
+	var keep []*record.Row
+	for _, r := range rows {
+		if git != nil {
+			if l := git.Resolve(r.CWD); l != nil {
+				repo, branch, wt := l.Repo, l.Branch, l.Worktree
+				r.Row.Repo, r.Row.Branch, r.Row.Worktree = &repo, &branch, &wt
+			}
+		}
+		if cmd == "ls" && c.Ls.Pane != "" && r.Row.Pane != c.Ls.Pane {
+			continue
+		}
+		if sel.Match(r) {
+			keep = append(keep, r)
+		}
+	}
+	libview.SortLs(keep)
+	style := func(class string) libview.Style {
+		s := cfg.StatusStyle(class)
+		return libview.Style{Glyph: s.Glyph, Color: s.Color}
+	}
+	switch cmd {
+	case "ls":
+		if c.Ls.JSON {
+			err = libview.LsJSON(stdout, keep)
+		} else {
+			err = libview.LsPlain(stdout, keep)
+		}
+	case "status":
+		var s string
+		switch c.Status.Format {
+		case "tmux":
+			s = libview.StatusTmux(keep, style)
+		case "plain":
+			s = libview.StatusPlain(keep, style)
+		case "json":
+			s = libview.StatusJSON(keep)
+		case "prom":
+			_, err = io.WriteString(stdout, libview.StatusProm(keep, last))
+		}
+		if s != "" {
+			_, err = fmt.Fprintln(stdout, s)
+		}
+	}
+	if err != nil {
+		return common.ExitFail
+	}
+	return common.ExitOK
+}

@@ -1,0 +1,253 @@
+package fold
+
+import (
+	"fmt"
+
+	"github.com/tmaproject/tma/lib/manifest"
+	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/screen"
+)
+
+// Tuning is the [fold] section of the config, in seconds.
+type Tuning struct {
+	DwellSecs        int
+	HookDecaySecs    int
+	BlockedDecaySecs int
+}
+
+// DefaultTuning is the manual's defaults.
+var DefaultTuning = Tuning{DwellSecs: 3, HookDecaySecs: 60, BlockedDecaySecs: 300}
+
+// ClockStepMS is how far @agent_since may run ahead of @agent_stamped_at
+// before the tuple counts as settled under a backward clock step.
+const ClockStepMS = 2000
+
+// Decay returns the window after which a hook claim for state may be
+// expired by contrary chrome.
+func (t Tuning) Decay(state string) int64 {
+	if state == "blocked" {
+		return int64(t.BlockedDecaySecs) * 1000
+	}
+	return int64(t.HookDecaySecs) * 1000
+}
+
+type folder struct {
+	p       *record.Pane
+	a       *manifest.Agent
+	t       Tuning
+	prior   record.Prior
+	v       *record.Verdict
+	explain bool
+}
+
+func (f *folder) note(format string, args ...any) {
+	if f.explain {
+		f.v.Trace = append(f.v.Trace, fmt.Sprintf(format, args...))
+	}
+}
+
+// Fold decides one pane. a is the pane's manifest (nil for a pane with no
+// agent, or a registered agent with no loaded manifest). With explain, the
+// verdict carries every rule tried and each step taken.
+func Fold(p *record.Pane, a *manifest.Agent, t Tuning, explain bool) *record.Verdict {
+	f := &folder{p: p, a: a, t: t, prior: record.ParsePrior(p.Opts), explain: explain}
+	f.v = &record.Verdict{Action: record.ActNone}
+	f.fold()
+	return f.v
+}
+
+func (f *folder) fold() {
+	p, prior := f.p, f.prior
+	if prior.Foreign != "" {
+		f.note("stored @agent_state %q is outside the closed set: folded as unstamped", prior.Foreign)
+	}
+	switch {
+	case p.Class == record.ClassIgnored:
+		f.note("@agent_ignore is set: out of detection")
+		return
+	case p.Class == record.ClassNested:
+		f.note("foreground %s is a nested multiplexer: run tma on the inner server", p.Command)
+		return
+	case p.Agent == "" && p.Class == record.ClassRemote:
+		f.note("remote shell %s: stamps held, nothing captured", p.Command)
+		return
+	case p.Agent == "":
+		if prior.Name != "" || prior.State != "" || prior.Foreign != "" {
+			f.v.Action = record.ActClear
+			f.v.Winning = record.Evidence{Source: "process", At: p.NowMS, Label: "agent process gone"}
+			f.note("no agent in the pane any more: clear its stamps")
+		}
+		return
+	case p.Class == record.ClassRemote:
+		f.hold("registered behind remote shell "+p.Command+": hook events are its only evidence", false)
+		return
+	}
+
+	hookClaim := prior.Source == "hook" && prior.State != ""
+	if !p.ForegroundIsAgent {
+		if hookClaim && p.AgentAlive {
+			f.hold(fmt.Sprintf("foreground %s is not the agent; the hook claim stands while the agent pid lives", p.Command), false)
+			return
+		}
+		f.decide("unknown", "", "process", p.NowMS, fmt.Sprintf("foreground %s is not the agent", p.Command), 0)
+		return
+	}
+	if p.Scroll > 0 {
+		f.hold(fmt.Sprintf("viewport scrolled (scroll_position=%d): frozen", p.Scroll), false)
+		return
+	}
+	if p.Capture == nil {
+		f.hold("no capture this cycle ("+orDash(p.CaptureSkipped)+"): the stored verdict stands", false)
+		return
+	}
+	if f.a == nil {
+		f.hold("no manifest loaded for "+p.Agent+": screen rules unavailable", true)
+		return
+	}
+
+	at := p.Capture.AtMS
+	results := f.a.Evaluate(screen.Screen{Raw: p.Capture.Text, Title: p.Title, Height: p.Height})
+	if f.explain {
+		for _, r := range results {
+			f.v.Rules = append(f.v.Rules, record.RuleTrace{Index: r.Rule.Index, State: r.Rule.State,
+				Detail: r.Rule.Detail, Priority: r.Rule.Priority, Region: r.Rule.Region,
+				Label: ruleLabel(r.Rule), Matched: r.Matched, Excerpt: r.Excerpt})
+		}
+	}
+	best, skip := manifest.Decide(results)
+	if skip {
+		f.hold("a history view is on screen (skip_state_update): frozen", true)
+		return
+	}
+	state, detail, label := "", "", ""
+	if best != nil {
+		state, detail, label = best.Rule.State, best.Rule.Detail, "rule "+ruleLabel(best.Rule)
+	}
+
+	if hookClaim {
+		f.v.MayOverride = false
+		switch {
+		case state == "blocked" && prior.State != "blocked" && prior.EvidenceAt < at:
+			// The T0/T1 race: a capture newer than the claim shows blocker
+			// chrome, so the block lands at once.
+			f.v.MayOverride = true
+			f.note("blocker chrome in a capture newer than the %s hook claim: overrides it", prior.State)
+			f.decide(state, detail, "capture", at, label, at-1)
+		case state != "" && state != prior.State && at-prior.EvidenceAt > f.t.Decay(prior.State) && f.a.IsVisible(prior.State):
+			f.v.MayOverride = true
+			f.note("hook claim %s is %ds old (window %ds), the manifest sees %s on screen, and the screen shows %s: expired",
+				prior.State, (at-prior.EvidenceAt)/1000, f.t.Decay(prior.State)/1000, prior.State, state)
+			f.decide(state, detail, "capture", at, label, prior.EvidenceAt)
+		default:
+			f.hold(fmt.Sprintf("hook claim %s holds (screen: %s)", prior.State, orDash(state)), true)
+		}
+		return
+	}
+
+	switch state {
+	case "blocked", "working":
+		f.decide(state, detail, "capture", at, label, prior.EvidenceAt)
+	case "idle":
+		if prior.State == "working" && f.t.DwellSecs > 0 {
+			anchor := prior.IdleSince
+			if anchor == 0 || anchor > at {
+				anchor = at
+			}
+			if at-anchor < int64(f.t.DwellSecs)*1000 {
+				f.hold(fmt.Sprintf("idle chrome for %dms of the %ds dwell: working holds", at-anchor, f.t.DwellSecs), true)
+				f.v.IdleSince = anchor
+				return
+			}
+			f.note("idle chrome has lasted the %ds dwell", f.t.DwellSecs)
+		}
+		f.decide(state, detail, "capture", at, label, prior.EvidenceAt)
+	default:
+		if prior.State != "" {
+			f.hold("no rule matched: the previous verdict holds", true)
+			return
+		}
+		f.decide("unknown", "", "capture", at, "no rule matched and nothing to hold", prior.EvidenceAt)
+	}
+}
+
+// decide publishes a state, or turns into a refreshing hold when the stored
+// tuple already says the same thing.
+func (f *folder) decide(state, detail, source string, at int64, label string, guard int64) {
+	v, prior := f.v, f.prior
+	v.Winning = record.Evidence{Source: source, At: at, Label: label}
+	v.GuardAt = guard
+	if state == prior.State && detail == prior.Detail && source == prior.Source {
+		f.hold("same verdict as stored: "+label, true)
+		v.Winning = record.Evidence{Source: source, At: at, Label: label}
+		return
+	}
+	v.Action = record.ActPublish
+	v.State, v.Detail, v.Source, v.EvidenceAt = state, detail, source, at
+	v.Since = prior.Since
+	if state != prior.State || v.Since == 0 || prior.Since-prior.StampedAt > ClockStepMS {
+		v.EpisodeReset = true
+		v.Since = at
+	}
+	if state != prior.State && (state == "blocked" || (state == "idle" && prior.State == "working")) {
+		v.SetAttention = true
+	}
+	f.inputClear()
+	f.note("publish %s%s from %s: %s", state, slashDetail(detail), source, label)
+}
+
+// hold keeps the stored tuple. refresh means a screen was read this cycle, so
+// @agent_stamped_at moves on and the next cycle may skip the capture.
+func (f *folder) hold(why string, refresh bool) {
+	v, prior := f.v, f.prior
+	v.Action = record.ActHold
+	v.State, v.Detail, v.Source = prior.State, prior.Detail, prior.Source
+	v.EvidenceAt, v.Since = prior.EvidenceAt, prior.Since
+	v.GuardAt = prior.EvidenceAt
+	v.Refresh = refresh
+	if v.Winning.Label == "" {
+		v.Winning = record.Evidence{Source: orDash(prior.Source), At: prior.EvidenceAt, Label: "held: " + why}
+	}
+	if prior.State == "" {
+		// Nothing to hold: say unknown rather than nothing.
+		v.Action = record.ActPublish
+		v.State, v.Detail, v.Source, v.EvidenceAt = "unknown", "", "process", f.p.NowMS
+		v.Since, v.EpisodeReset = f.p.NowMS, true
+		v.GuardAt = prior.EvidenceAt
+		v.Winning = record.Evidence{Source: "process", At: f.p.NowMS, Label: "nothing to hold: " + why}
+	}
+	f.inputClear()
+	f.note("hold: %s", why)
+}
+
+// inputClear retires attention once someone displaying the pane typed after
+// the mark was raised (whole seconds: tmux keeps client activity in seconds).
+func (f *folder) inputClear() {
+	if !f.prior.Attention || f.v.SetAttention {
+		return
+	}
+	if f.p.ViewerActivity > 0 && f.p.ViewerActivity > f.prior.Since/1000 {
+		f.v.ClearAttn = true
+		f.note("a client displaying the pane typed after the attention mark: cleared")
+	}
+}
+
+func ruleLabel(r *manifest.Rule) string {
+	if r.Label != "" {
+		return r.Label
+	}
+	return fmt.Sprintf("#%d %s%s", r.Index, r.State, slashDetail(r.Detail))
+}
+
+func slashDetail(d string) string {
+	if d == "" {
+		return ""
+	}
+	return "/" + d
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

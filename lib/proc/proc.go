@@ -1,0 +1,180 @@
+package proc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Proc is one process.
+type Proc struct {
+	PID, PPID, PGID, TPGID int
+	Comm                   string // kernel comm, truncated to 15 bytes
+	argv0                  string
+	argvRead               bool
+	root                   string
+}
+
+// Table is a snapshot of the process table.
+type Table struct {
+	procs    map[int]*Proc
+	children map[int][]int
+	root     string // "/proc", or "" when built from ps
+}
+
+// Names returns the names a manifest may match for p: the comm and the
+// basename of argv[0] (node apps that set process.title change the latter).
+func (t *Table) Names(p *Proc) []string {
+	if !p.argvRead && t.root != "" {
+		p.argvRead = true
+		if b, err := os.ReadFile(filepath.Join(t.root, strconv.Itoa(p.PID), "cmdline")); err == nil {
+			if i := bytes.IndexByte(b, 0); i >= 0 {
+				b = b[:i]
+			}
+			p.argv0 = filepath.Base(strings.TrimSpace(string(b)))
+		}
+	}
+	if p.argv0 != "" && p.argv0 != p.Comm && p.argv0 != "." {
+		return []string{p.Comm, p.argv0}
+	}
+	return []string{p.Comm}
+}
+
+// Get returns the process with pid, or nil.
+func (t *Table) Get(pid int) *Proc { return t.procs[pid] }
+
+// Tree returns root and all its descendants, breadth first, so the process
+// nearest the pane's shell comes first.
+func (t *Table) Tree(root int) []*Proc {
+	r := t.procs[root]
+	if r == nil {
+		return nil
+	}
+	out := []*Proc{r}
+	for i := 0; i < len(out); i++ {
+		for _, c := range t.children[out[i].PID] {
+			if p := t.procs[c]; p != nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Contains reports whether pid is root or one of its descendants.
+func (t *Table) Contains(root, pid int) bool {
+	for p := t.procs[pid]; p != nil; p = t.procs[p.PPID] {
+		if p.PID == root {
+			return true
+		}
+		if p.PPID == p.PID || p.PPID == 0 {
+			break
+		}
+	}
+	return false
+}
+
+// Shells are the names a pane's tree may hold and still count as "only a shell".
+var Shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "fish": true, "dash": true,
+	"ksh": true, "mksh": true, "tcsh": true, "csh": true, "nu": true, "elvish": true, "xonsh": true, "login": true}
+
+// Walk reads the process table: /proc when present, else one `ps` run.
+func Walk(ctx context.Context) (*Table, error) {
+	if st, err := os.Stat("/proc/self/stat"); err == nil && !st.IsDir() {
+		return walkProc("/proc")
+	}
+	return walkPS(ctx)
+}
+
+func walkProc(root string) (*Table, error) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{procs: map[int]*Proc{}, children: map[int][]int{}, root: root}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, e.Name(), "stat"))
+		if err != nil {
+			continue // exited mid-walk
+		}
+		p, ok := parseStat(pid, b)
+		if !ok {
+			continue
+		}
+		t.procs[pid] = p
+	}
+	t.link()
+	return t, nil
+}
+
+// parseStat reads pid (comm) state ppid pgrp session tty_nr tpgid from
+// /proc/<pid>/stat; comm may hold spaces and parentheses, so split at the
+// last ')'.
+func parseStat(pid int, b []byte) (*Proc, bool) {
+	l, r := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if l < 0 || r < l {
+		return nil, false
+	}
+	f := strings.Fields(string(b[r+1:]))
+	if len(f) < 6 {
+		return nil, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	pgid, _ := strconv.Atoi(f[2])
+	tpgid, _ := strconv.Atoi(f[5])
+	return &Proc{PID: pid, PPID: ppid, PGID: pgid, TPGID: tpgid, Comm: string(b[l+1 : r])}, true
+}
+
+func walkPS(ctx context.Context) (*Table, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "ps", "-A", "-o", "pid=,ppid=,pgid=,tpgid=,comm=").Output()
+	if err != nil {
+		return nil, errors.New("process walk failed: " + err.Error())
+	}
+	t := &Table{procs: map[int]*Proc{}, children: map[int][]int{}}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		n := make([]int, 4)
+		for i := range n {
+			n[i], _ = strconv.Atoi(f[i])
+		}
+		comm := filepath.Base(strings.Join(f[4:], " "))
+		t.procs[n[0]] = &Proc{PID: n[0], PPID: n[1], PGID: n[2], TPGID: n[3], Comm: comm, argvRead: true}
+	}
+	t.link()
+	return t, nil
+}
+
+func (t *Table) link() {
+	for pid, p := range t.procs {
+		if p.PPID != pid {
+			t.children[p.PPID] = append(t.children[p.PPID], pid)
+		}
+	}
+}
+
+// FromList builds a table from explicit processes (tests).
+func FromList(ps []Proc) *Table {
+	t := &Table{procs: map[int]*Proc{}, children: map[int][]int{}}
+	for i := range ps {
+		p := ps[i]
+		p.argvRead = true
+		t.procs[p.PID] = &p
+	}
+	t.link()
+	return t
+}

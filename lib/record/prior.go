@@ -1,0 +1,68 @@
+package record
+
+import "strconv"
+
+// States is the closed state vocabulary.
+var States = []string{"working", "blocked", "idle", "unknown"}
+
+// ValidState reports whether s is one of the four state tokens.
+func ValidState(s string) bool {
+	switch s {
+	case "working", "blocked", "idle", "unknown":
+		return true
+	}
+	return false
+}
+
+// Prior is the stamp a pane carried when the cycle listed it.
+type Prior struct {
+	Name, State, Detail, Source, Session string
+	PID                                  int
+	EvidenceAt, Since, StampedAt, TurnAt int64
+	IdleSince, MuteUntil                 int64
+	Attention                            bool
+	// Foreign is an @agent_state outside the closed set (another tool wrote
+	// it); State is then empty and the pane is folded as if unstamped.
+	Foreign string
+}
+
+// ParsePrior reads a pane's options. Missing or malformed numbers read as 0;
+// a value below 1e12 is legacy seconds and is scaled to milliseconds.
+func ParsePrior(o map[string]string) Prior {
+	p := Prior{
+		Name: o["@agent_name"], State: o["@agent_state"], Detail: o["@agent_detail"],
+		Source: o["@agent_source"], Session: o["@agent_session"],
+		PID:        int(ms(o["@agent_pid"], false)),
+		EvidenceAt: ms(o["@agent_evidence_at"], true), Since: ms(o["@agent_since"], true),
+		StampedAt: ms(o["@agent_stamped_at"], true), TurnAt: ms(o["@agent_turn_at"], true),
+		IdleSince: ms(o["@tma_idle_since"], true), MuteUntil: ms(o["@agent_mute_until"], false),
+		Attention: o["@agent_attention"] == "1",
+	}
+	if p.State != "" && !ValidState(p.State) {
+		p.Foreign, p.State = p.State, ""
+	}
+	if p.Source == "" && p.State != "" {
+		p.Source = "capture"
+	}
+	return p
+}
+
+func ms(s string, scale bool) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	if scale && n > 0 && n < 1e12 {
+		n *= 1000
+	}
+	return n
+}
+
+// Episode is max(since, turn_at): a new turn end on a pane that stayed idle
+// starts a new episode.
+func (p Prior) Episode() int64 {
+	if p.TurnAt > p.Since {
+		return p.TurnAt
+	}
+	return p.Since
+}

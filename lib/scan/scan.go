@@ -1,0 +1,230 @@
+package scan
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/tmaproject/tma/lib/fold"
+	"github.com/tmaproject/tma/lib/manifest"
+	"github.com/tmaproject/tma/lib/proc"
+	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/tmux"
+)
+
+// RemoteShells take a pane out of scope: nothing readable crosses them.
+var RemoteShells = map[string]bool{"ssh": true, "mosh": true, "mosh-client": true, "docker": true, "podman": true, "kubectl": true}
+
+// Multiplexers are nested clients: their agents live on another server.
+var Multiplexers = map[string]bool{"tmux": true, "zellij": true, "screen": true, "dvtm": true, "abduco": true}
+
+// Options configure a scan.
+type Options struct {
+	Manifests  *manifest.Set
+	Tuning     fold.Tuning
+	Host       string
+	Now        func() int64 // epoch ms
+	Pane       string       // scan only this pane (still one list call)
+	NoCapture  bool         // doctor-style read: observe, never capture
+	CaptureAll bool         // explain: read every agent screen the fold would match
+}
+
+// Result is one observed cycle.
+type Result struct {
+	Cycle *record.Cycle
+	Panes []*record.Pane
+}
+
+// Run observes one cycle.
+func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
+	snap, err := c.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := o.Now()
+	cyc := &record.Cycle{NowMS: now, Server: snap.Server, Host: o.Host, TmuxVersion: snap.Version, Scoped: o.Pane != ""}
+	viewers := map[string]int64{}
+	for _, cl := range snap.Clients {
+		cyc.Clients = append(cyc.Clients, record.Client{Name: cl.Name, Pane: cl.Pane, Session: cl.Session, Activity: cl.Activity, Control: cl.Control})
+		// A control client's input clock is frozen at attach: it proves nothing.
+		if !cl.Control && cl.Activity > viewers[cl.Pane] {
+			viewers[cl.Pane] = cl.Activity
+		}
+	}
+	procs, perr := proc.Walk(ctx)
+	res := &Result{Cycle: cyc}
+	var want []string
+	for i := range snap.Panes {
+		pi := &snap.Panes[i]
+		if o.Pane != "" && pi.ID != o.Pane {
+			continue
+		}
+		p := observe(pi, procs, o.Manifests, now)
+		if perr != nil {
+			p.Procs = -1
+		}
+		p.ViewerActivity = viewers[p.Pane]
+		if !o.NoCapture && (needsCapture(p, o.Tuning) || o.CaptureAll && capturable(p)) {
+			want = append(want, p.Pane)
+		}
+		res.Panes = append(res.Panes, p)
+	}
+	if len(want) > 0 {
+		shots, err := c.Capture(ctx, want)
+		if err != nil {
+			return nil, err
+		}
+		at := o.Now()
+		for _, p := range res.Panes {
+			if txt, ok := shots[p.Pane]; ok {
+				p.Capture = &record.Capture{AtMS: at, Text: txt}
+				p.CaptureSkipped = ""
+			} else if contains(want, p.Pane) {
+				p.CaptureSkipped = "pane-gone"
+				p.Notes = append(p.Notes, "pane vanished before its capture")
+			}
+		}
+	}
+	sort.SliceStable(res.Panes, func(i, j int) bool { return paneNum(res.Panes[i].Pane) < paneNum(res.Panes[j].Pane) })
+	return res, nil
+}
+
+func observe(pi *tmux.PaneInfo, procs *proc.Table, ms *manifest.Set, now int64) *record.Pane {
+	p := &record.Pane{
+		NowMS: now, Pane: pi.ID, Session: pi.Session, SessionID: pi.SessionID, Window: pi.Window,
+		WindowID: pi.WindowID, Index: pi.Index, PanePID: pi.PID, Command: pi.Command, Title: pi.Title,
+		CWD: pi.CWD, Width: pi.Width, Height: pi.Height, AlternateOn: pi.AlternateOn, InMode: pi.InMode,
+		Scroll: pi.Scroll, WindowActivity: pi.WindowActivity, Active: pi.Active, Dead: pi.Dead,
+		Opts: pi.Opts, WindowSummary: pi.WindowSummary, SessionSummary: pi.SessionSummary,
+	}
+	prior := record.ParsePrior(pi.Opts)
+	registered := prior.Session != "" && prior.Name != ""
+	switch {
+	case pi.Opts["@agent_ignore"] != "":
+		p.Class = record.ClassIgnored
+		return p
+	case RemoteShells[pi.Command]:
+		p.Class = record.ClassRemote
+	case Multiplexers[pi.Command]:
+		p.Class = record.ClassNested
+		return p
+	}
+
+	var tree []*proc.Proc
+	if procs != nil && !pi.Dead {
+		tree = procs.Tree(pi.PID)
+	}
+	p.Procs = len(tree)
+	p.ShellOnly = len(tree) > 0
+	for _, q := range tree {
+		if !proc.Shells[q.Comm] {
+			p.ShellOnly = false
+		}
+	}
+
+	if p.Class != record.ClassRemote && ms != nil {
+		if a, q := identify(tree, procs, ms, pi.Title); a != nil {
+			p.Agent, p.Identity, p.AgentPID, p.AgentAlive = a.Name, "process", q.PID, true
+			p.ForegroundIsAgent = foreground(pi, q, tree, a)
+			return p
+		}
+	}
+	if registered {
+		// A hook registration outranks both carve-outs: it could only have
+		// been stamped from inside.
+		p.Agent, p.Identity, p.AgentPID = prior.Name, "hook", prior.PID
+		p.AgentAlive = prior.PID > 0 && procs != nil && procs.Contains(pi.PID, prior.PID)
+		if a := getAgent(ms, prior.Name); a != nil && p.Class != record.ClassRemote {
+			p.ForegroundIsAgent = a.MatchesProcess(pi.Command)
+		}
+	}
+	return p
+}
+
+func getAgent(ms *manifest.Set, name string) *manifest.Agent {
+	if ms == nil {
+		return nil
+	}
+	return ms.Get(name)
+}
+
+// identify finds the first process in the pane's tree (nearest the shell)
+// that a manifest claims; a manifest with title patterns also needs the
+// title to agree.
+func identify(tree []*proc.Proc, procs *proc.Table, ms *manifest.Set, title string) (*manifest.Agent, *proc.Proc) {
+	for _, q := range tree {
+		names := procs.Names(q)
+		for _, a := range ms.Agents {
+			for _, n := range names {
+				if a.MatchesProcess(n) && a.MatchesTitle(title) {
+					return a, q
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+// foreground reports whether the terminal's foreground process group is the
+// agent's: the group the agent process belongs to, or (without a tty group
+// from the walk) pane_current_command naming the agent or a launcher above it.
+func foreground(pi *tmux.PaneInfo, agent *proc.Proc, tree []*proc.Proc, a *manifest.Agent) bool {
+	if agent.TPGID > 0 && agent.PGID > 0 {
+		return agent.PGID == agent.TPGID
+	}
+	if a.MatchesProcess(pi.Command) {
+		return true
+	}
+	for _, q := range tree {
+		if q.Comm == pi.Command && q.PID != pi.PID && q.PID <= agent.PID {
+			return true
+		}
+	}
+	return false
+}
+
+// needsCapture applies the skip rule: a screen unchanged since the stamp is
+// not read again, except where the clock alone can change the verdict.
+func needsCapture(p *record.Pane, t fold.Tuning) bool {
+	if !capturable(p) {
+		return false
+	}
+	prior := record.ParsePrior(p.Opts)
+	switch {
+	case prior.StampedAt == 0 || prior.State == "" || prior.Name != p.Agent:
+		return true
+	case prior.State == "working" || prior.IdleSince > 0:
+		return true // the dwell resolves against chrome already on screen
+	case prior.Source == "hook" && p.NowMS-prior.EvidenceAt > t.Decay(prior.State):
+		return true // a claim this old may be expired by chrome already there
+	}
+	// window_activity is whole seconds: activity in the stamp's own second
+	// counts as activity.
+	if p.WindowActivity < prior.StampedAt/1000 {
+		p.CaptureSkipped = "quiet"
+		return false
+	}
+	return true
+}
+
+// capturable: the fold would match rules on this pane's screen.
+func capturable(p *record.Pane) bool {
+	return p.Agent != "" && p.Class == "" && p.ForegroundIsAgent && p.Scroll <= 0 && !p.Dead
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func paneNum(id string) int {
+	n := 0
+	for _, r := range strings.TrimPrefix(id, "%") {
+		n = n*10 + int(r-'0')
+	}
+	return n
+}

@@ -1,0 +1,82 @@
+package selector
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tmaproject/tma/lib/record"
+)
+
+// Tokens is the valid --state / --until set.
+var Tokens = []string{"idle", "working", "blocked", "unknown", "done"}
+
+// Flags are the selector flags, embedded in every command that takes them.
+type Flags struct {
+	Session string `name:"session" placeholder:"NAME" help:"only panes in this tmux session (exact)."`
+	Repo    string `name:"repo" placeholder:"NAME" help:"only panes whose git repo label is NAME (exact)."`
+	Branch  string `name:"branch" placeholder:"NAME" help:"only panes on this git branch (exact)."`
+	State   string `name:"state" placeholder:"STATES" help:"comma-separated: idle, working, blocked, unknown, done."`
+	Agent   string `name:"agent" placeholder:"NAME" help:"only this agent (manifest name, exact)."`
+}
+
+// Selector is compiled Flags.
+type Selector struct {
+	f      Flags
+	states map[string]bool
+}
+
+// ParseStates parses a comma set of state tokens; an unknown token is an
+// error naming the valid set.
+func ParseStates(flag, s string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, t := range strings.Split(s, ",") {
+		t = strings.TrimSpace(t)
+		ok := false
+		for _, v := range Tokens {
+			ok = ok || v == t
+		}
+		if !ok {
+			return nil, fmt.Errorf("invalid value %q for %s: unknown state %q (expected one of: %s)", s, flag, t, strings.Join(Tokens, ", "))
+		}
+		out[t] = true
+	}
+	return out, nil
+}
+
+// Compile validates the flags.
+func (f Flags) Compile() (*Selector, error) {
+	s := &Selector{f: f}
+	if f.State != "" {
+		st, err := ParseStates("--state", f.State)
+		if err != nil {
+			return nil, err
+		}
+		s.states = st
+	}
+	return s, nil
+}
+
+// NeedsGit reports whether matching needs the repo/branch labels.
+func (s *Selector) NeedsGit() bool { return s.f.Repo != "" || s.f.Branch != "" }
+
+// Match reports whether a row is in scope. --state idle matches done too;
+// --state done only idle panes with attention.
+func (s *Selector) Match(r *record.Row) bool {
+	a := &r.Row
+	if s.f.Session != "" && r.TmuxSession != s.f.Session {
+		return false
+	}
+	if s.f.Agent != "" && a.Agent != s.f.Agent {
+		return false
+	}
+	if s.f.Repo != "" && (a.Repo == nil || *a.Repo != s.f.Repo) {
+		return false
+	}
+	if s.f.Branch != "" && (a.Branch == nil || *a.Branch != s.f.Branch) {
+		return false
+	}
+	if s.states != nil && !s.states[a.State] && !(a.Done && s.states["done"]) {
+		return false
+	}
+	return true
+}

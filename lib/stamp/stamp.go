@@ -1,0 +1,277 @@
+package stamp
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/tmux"
+)
+
+// Kept survive an agent's exit: a pending action lock, a mute, a watcher's
+// pid. @agent_ignore is the user's and never touched.
+var Kept = map[string]bool{"@agent_action": true, "@agent_mute_until": true, "@tma_watch_pid": true, "@agent_ignore": true}
+
+// LastPollEveryMS bounds how stale the ambient-driver hint may get before a
+// cycle with nothing else to write pays one write for it.
+const LastPollEveryMS = 30_000
+
+// Plan is one cycle's commit: the source-file lines and the resulting rows.
+type Plan struct {
+	Lines []string
+	Rows  []*record.Row
+}
+
+// Build plans the commit of a folded cycle. lastPoll is the stored
+// @tma_last_poll (0 when absent).
+func Build(cyc *record.Cycle, panes []*record.Pane, lastPoll int64) (*Plan, error) {
+	pl := &Plan{}
+	type roll struct {
+		have   string
+		counts map[string]int
+		target string
+	}
+	windows, sessions := map[string]*roll{}, map[string]*roll{}
+	for _, p := range panes {
+		v := p.Verdict
+		if v == nil {
+			continue
+		}
+		if !cyc.Scoped {
+			if windows[p.WindowID] == nil {
+				windows[p.WindowID] = &roll{have: p.WindowSummary, counts: map[string]int{}, target: p.WindowID}
+			}
+			if sessions[p.SessionID] == nil {
+				sessions[p.SessionID] = &roll{have: p.SessionSummary, counts: map[string]int{}, target: p.SessionID}
+			}
+		}
+		line, err := paneWrite(cyc, p, v)
+		if err != nil {
+			return nil, fmt.Errorf("pane %s: %v", p.Pane, err)
+		}
+		if line != "" {
+			pl.Lines = append(pl.Lines, line)
+		}
+		row := Row(cyc, p, v)
+		if row == nil {
+			continue
+		}
+		pl.Rows = append(pl.Rows, row)
+		if !cyc.Scoped {
+			windows[p.WindowID].counts[row.Row.State]++
+			sessions[p.SessionID].counts[row.Row.State]++
+		}
+	}
+	for _, set := range []struct {
+		scope, name string
+		m           map[string]*roll
+	}{{"window", "@agent_summary", windows}, {"session", "@agent_session_summary", sessions}} {
+		keys := make([]string, 0, len(set.m))
+		for k := range set.m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			r := set.m[k]
+			want := Summary(r.counts)
+			if want == r.have || r.target == "" {
+				continue
+			}
+			line, err := tmux.ScopedSet(set.scope, r.target, set.name, want)
+			if err != nil {
+				return nil, err
+			}
+			pl.Lines = append(pl.Lines, line)
+		}
+	}
+	if len(pl.Lines) > 0 || cyc.NowMS-lastPoll >= LastPollEveryMS {
+		line, _ := tmux.ServerSet("@tma_last_poll", strconv.FormatInt(cyc.NowMS, 10))
+		pl.Lines = append(pl.Lines, line)
+	}
+	return pl, nil
+}
+
+// Summary renders <state>:<count> pairs in the fixed order, zeros omitted.
+func Summary(counts map[string]int) string {
+	var parts []string
+	for _, s := range record.States {
+		if n := counts[s]; n > 0 {
+			parts = append(parts, s+":"+strconv.Itoa(n))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func n(v int64) string { return strconv.FormatInt(v, 10) }
+
+// guard holds while nothing newer than what the fold read has been stamped:
+// no evidence newer than GuardAt, and no stamp from a later cycle.
+func guard(v *record.Verdict, now int64) string {
+	return "#{&&:#{e|<=:#{@agent_evidence_at}," + n(v.GuardAt) + "},#{e|<:#{@agent_stamped_at}," + n(now) + "}}"
+}
+
+func paneWrite(cyc *record.Cycle, p *record.Pane, v *record.Verdict) (string, error) {
+	prior := record.ParsePrior(p.Opts)
+	now := cyc.NowMS
+	var sets []tmux.Set
+	idle := func() {
+		switch {
+		case v.IdleSince > 0 && v.IdleSince != prior.IdleSince:
+			sets = append(sets, tmux.Set{Name: "@tma_idle_since", Value: n(v.IdleSince)})
+		case v.IdleSince == 0 && prior.IdleSince != 0:
+			sets = append(sets, tmux.Set{Name: "@tma_idle_since", Unset: true})
+		}
+	}
+	attn := func() {
+		if v.SetAttention {
+			sets = append(sets, tmux.Set{Name: "@agent_attention", Value: "1"})
+		} else if v.ClearAttn {
+			sets = append(sets, tmux.Set{Name: "@agent_attention", Unset: true})
+		}
+	}
+	switch v.Action {
+	case record.ActClear:
+		for _, o := range tmux.OptionNames {
+			if _, ok := p.Opts[o]; ok && !Kept[o] {
+				sets = append(sets, tmux.Set{Name: o, Unset: true})
+			}
+		}
+		if len(sets) == 0 {
+			return "", nil
+		}
+		// Clear only if nobody stamped since we listed (a hook registering a
+		// freshly started agent must not be wiped).
+		return tmux.Write{Pane: p.Pane, Guard: "#{e|<=:#{@agent_stamped_at}," + n(prior.StampedAt) + "}", Sets: sets}.Line()
+	case record.ActHold:
+		idle()
+		attn()
+		if v.Refresh && p.Capture != nil {
+			if prior.Name != p.Agent {
+				sets = append(sets, tmux.Set{Name: "@agent_name", Value: p.Agent})
+			}
+			if _, ok := p.Opts["@agent_hash"]; !ok {
+				sets = append(sets, tmux.Set{Name: "@agent_hash", Value: "1"})
+			}
+			sets = append(sets, tmux.Set{Name: "@agent_stamped_at", Value: n(now)})
+		}
+		if len(sets) == 0 {
+			return "", nil
+		}
+		return tmux.Write{Pane: p.Pane, Guard: guard(v, now), Sets: sets}.Line()
+	case record.ActPublish:
+		if !record.ValidState(v.State) {
+			return "", fmt.Errorf("refusing to write state %q", v.State)
+		}
+		switch {
+		case !v.EpisodeReset:
+			// The same state run goes on: its since stays as stored.
+		case prior.Since-prior.StampedAt > 2000:
+			// A backward clock step stranded since in the future: rewrite.
+			sets = append(sets, tmux.Set{Name: "@agent_since", Value: n(v.Since)})
+		default:
+			// Write-once per state run, decided by tmux at write time: a
+			// concurrent producer that already opened this run keeps its since.
+			sets = append(sets, tmux.Set{Name: "@agent_since", Format: true,
+				Value: "#{?#{==:#{@agent_state}," + v.State + "},#{@agent_since}," + n(v.Since) + "}"})
+		}
+		sets = append(sets,
+			tmux.Set{Name: "@agent_name", Value: p.Agent},
+			tmux.Set{Name: "@agent_state", Value: v.State},
+		)
+		if v.Detail != "" {
+			sets = append(sets, tmux.Set{Name: "@agent_detail", Value: v.Detail})
+		} else if prior.Detail != "" {
+			sets = append(sets, tmux.Set{Name: "@agent_detail", Unset: true})
+		}
+		sets = append(sets,
+			tmux.Set{Name: "@agent_source", Value: v.Source},
+			tmux.Set{Name: "@agent_evidence_at", Value: n(v.EvidenceAt)},
+		)
+		if p.Identity == "process" && prior.PID != p.AgentPID {
+			sets = append(sets, tmux.Set{Name: "@agent_pid", Value: strconv.Itoa(p.AgentPID)})
+		}
+		if _, ok := p.Opts["@agent_hash"]; !ok && p.Capture != nil {
+			sets = append(sets, tmux.Set{Name: "@agent_hash", Value: "1"})
+		}
+		idle()
+		attn()
+		sets = append(sets, tmux.Set{Name: "@agent_stamped_at", Value: n(now)})
+		return tmux.Write{Pane: p.Pane, Guard: guard(v, now), Sets: sets}.Line()
+	}
+	return "", nil
+}
+
+// Row resolves the agent row a pane has after this cycle's commit, or nil
+// for a pane that is not an agent pane.
+func Row(cyc *record.Cycle, p *record.Pane, v *record.Verdict) *record.Row {
+	if p.Agent == "" || v == nil || v.State == "" || v.Action == record.ActNone || v.Action == record.ActClear {
+		return nil
+	}
+	o := p.Opts
+	prior := record.ParsePrior(o)
+	attention := prior.Attention
+	if v.SetAttention {
+		attention = true
+	} else if v.ClearAttn {
+		attention = false
+	}
+	since := v.Since
+	episode := since
+	if prior.TurnAt > episode {
+		episode = prior.TurnAt
+	}
+	stamped := prior.StampedAt
+	if v.Action == record.ActPublish || v.Refresh && p.Capture != nil {
+		stamped = cyc.NowMS
+	}
+	r := record.AgentRow{
+		Pane: p.Pane, Agent: p.Agent, State: v.State, Detail: str(v.Detail),
+		Since: i64(since), SinceMS: i64(since), EpisodeMS: i64(episode),
+		Locator: p.Locator(), Title: p.Title, Attention: attention,
+		Done:    v.State == "idle" && attention,
+		Session: str(o["@agent_session"]), Transcript: str(o["@agent_transcript"]),
+		PermissionRequest: str(o["@agent_permission_request"]), StampedAtMS: i64(stamped),
+		Context: num(o["@agent_context_pct"]), ContextAtMS: num(o["@agent_context_at"]),
+		Muted: prior.MuteUntil > cyc.NowMS, Tokens: num(o["@agent_tokens"]),
+		CostUSD:     float(o["@agent_cost_usd"]),
+		PendingTool: str(o["@agent_pending_tool"]), PendingCall: str(o["@agent_pending_call"]),
+		PendingSummary: str(o["@agent_pending_summary"]),
+		Server:         cyc.Server, Host: cyc.Host,
+	}
+	if pct := num(o["@agent_quota_pct"]); pct != nil {
+		r.Quota = &record.Quota{Pct: *pct, Window: o["@agent_quota_window"], ResetsAt: num(o["@agent_quota_resets_at"]), AtMS: num(o["@agent_quota_at"])}
+	}
+	return &record.Row{NowMS: cyc.NowMS, Row: r, TmuxSession: p.Session, Window: p.Window, Index: p.Index, CWD: p.CWD, Active: p.Active}
+}
+
+func str(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func i64(v int64) *int64 {
+	if v == 0 {
+		return nil
+	}
+	return &v
+}
+
+func num(s string) *int64 {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &v
+}
+
+func float(s string) *float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil
+	}
+	return &v
+}

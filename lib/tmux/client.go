@@ -1,0 +1,178 @@
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// DefaultTimeout bounds every tmux call: a wedged server degrades to a stale
+// status segment, never a hung hook or status line.
+const DefaultTimeout = 3 * time.Second
+
+// Target names the server tma talks to.
+type Target struct {
+	SocketName string // -L
+	SocketPath string // -S
+}
+
+// Args returns the tmux flags that select the server.
+func (t Target) Args() []string {
+	switch {
+	case t.SocketPath != "":
+		return []string{"-S", t.SocketPath}
+	case t.SocketName != "":
+		return []string{"-L", t.SocketName}
+	}
+	return nil
+}
+
+// String describes the server for error messages.
+func (t Target) String() string {
+	switch {
+	case t.SocketPath != "":
+		return t.SocketPath
+	case t.SocketName != "":
+		return "-L " + t.SocketName
+	}
+	return "the default socket"
+}
+
+// ResolveTarget applies the documented precedence: a flag wins, then
+// TMA_SOCKET_PATH, then $TMUX (the server we are inside), then tmux's default.
+func ResolveTarget(flagName, flagPath string, getenv func(string) string) Target {
+	if flagPath != "" {
+		return Target{SocketPath: flagPath}
+	}
+	if flagName != "" {
+		return Target{SocketName: flagName}
+	}
+	if p := getenv("TMA_SOCKET_PATH"); p != "" {
+		return Target{SocketPath: p}
+	}
+	if t := getenv("TMUX"); t != "" {
+		if i := strings.IndexByte(t, ','); i > 0 {
+			return Target{SocketPath: t[:i]}
+		}
+	}
+	return Target{}
+}
+
+// ResolveBin applies TMA_TMUX_BIN > [tmux] bin > "tmux".
+func ResolveBin(configBin string, getenv func(string) string) string {
+	if b := getenv("TMA_TMUX_BIN"); b != "" {
+		return b
+	}
+	if configBin != "" {
+		return configBin
+	}
+	return "tmux"
+}
+
+// Errors a caller may need to tell apart.
+var (
+	ErrNoServer     = errors.New("no tmux server")
+	ErrNotInstalled = errors.New("tmux not installed")
+	ErrProtocol     = errors.New("tmux protocol version mismatch")
+	ErrPaneGone     = errors.New("pane gone")
+	ErrTimeout      = errors.New("tmux did not answer in time")
+)
+
+// Error is a failed tmux call.
+type Error struct {
+	Kind   error // one of the Err* values, or nil for any other failure
+	Target Target
+	Bin    string
+	Stderr string
+}
+
+func (e *Error) Unwrap() error { return e.Kind }
+
+func (e *Error) Error() string {
+	switch e.Kind {
+	case ErrNoServer:
+		return fmt.Sprintf("no tmux server running on %s", e.Target)
+	case ErrNotInstalled:
+		return fmt.Sprintf("tmux binary %q not found: install tmux (or point [tmux] bin / TMA_TMUX_BIN at it)", e.Bin)
+	case ErrProtocol:
+		return "tmux protocol version mismatch: the `" + e.Bin + "` client and this server were built\n" +
+			"from different versions (are you inside tmate, or is a second tmux first on PATH?);\n" +
+			"point tma at the matching client with `[tmux] bin` in config.toml or TMA_TMUX_BIN"
+	case ErrTimeout:
+		return fmt.Sprintf("tmux on %s did not answer within %s", e.Target, DefaultTimeout)
+	case ErrPaneGone:
+		return "pane gone: " + strings.TrimSpace(e.Stderr)
+	}
+	return "tmux: " + strings.TrimSpace(e.Stderr)
+}
+
+// Client runs tmux commands against one server.
+type Client struct {
+	Bin     string
+	Target  Target
+	Timeout time.Duration
+	// Spawns counts tmux processes started; the benchmarks and the
+	// constant-spawn tests read it.
+	Spawns int
+}
+
+// New returns a client for the target, with the default timeout.
+func New(bin string, t Target) *Client {
+	return &Client{Bin: bin, Target: t, Timeout: DefaultTimeout}
+}
+
+// Run executes one tmux invocation. stdin may be empty.
+func (c *Client) Run(ctx context.Context, stdin string, args ...string) (string, string, error) {
+	to := c.Timeout
+	if to <= 0 {
+		to = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, to)
+	defer cancel()
+	bin := c.Bin
+	if bin == "" {
+		bin = "tmux"
+	}
+	argv := append(c.Target.Args(), args...)
+	cmd := exec.CommandContext(ctx, bin, argv...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	// tmux refuses to nest when TMUX is set for some commands; we always name
+	// the server explicitly or rely on $TMUX on purpose, so leave env alone.
+	cmd.Env = os.Environ()
+	c.Spawns++
+	err := cmd.Run()
+	if err == nil {
+		return out.String(), errb.String(), nil
+	}
+	return out.String(), errb.String(), c.classify(ctx, err, errb.String())
+}
+
+func (c *Client) classify(ctx context.Context, err error, stderr string) error {
+	e := &Error{Target: c.Target, Bin: c.Bin, Stderr: stderr}
+	var ee *exec.Error
+	switch {
+	case errors.As(err, &ee):
+		e.Kind = ErrNotInstalled
+	case ctx.Err() != nil:
+		e.Kind = ErrTimeout
+	case strings.Contains(stderr, "protocol version mismatch"):
+		e.Kind = ErrProtocol
+	case strings.Contains(stderr, "no server running"),
+		strings.Contains(stderr, "error connecting to"),
+		strings.Contains(stderr, "No such file or directory") && strings.Contains(stderr, "connect"),
+		strings.Contains(stderr, "server exited unexpectedly"):
+		e.Kind = ErrNoServer
+	case strings.Contains(stderr, "can't find pane"), strings.Contains(stderr, "no such pane"):
+		e.Kind = ErrPaneGone
+	}
+	return e
+}

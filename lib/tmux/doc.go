@@ -1,0 +1,4 @@
+// Package tmux is the only package that runs tmux: it picks the server and
+// the binary, bounds every call with a timeout, turns tmux's terse failures
+// into distinct errors, and batches a cycle into a constant number of spawns.
+package tmux

@@ -1,0 +1,82 @@
+package tmux
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Set is one option assignment inside a guarded write.
+type Set struct {
+	Name  string
+	Value string
+	// Format marks Value as a tmux format tma built itself (set -pF); it is
+	// expanded in the pane's context at write time. Plain values are literal.
+	Format bool
+	Unset  bool
+}
+
+// Write is one pane's tuple, committed atomically under one guard: tmux
+// expands the guard once in the pane's context and runs the sets only when
+// it holds, so a producer holding older evidence writes nothing at all.
+type Write struct {
+	Pane  string
+	Guard string // a format; empty means unconditional
+	Sets  []Set  // in order; put @agent_stamped_at last
+}
+
+// Line renders the write as one source-file line.
+func (w Write) Line() (string, error) {
+	if !ValidPaneID(w.Pane) {
+		return "", fmt.Errorf("invalid pane id %q", w.Pane)
+	}
+	cmds := make([]string, 0, len(w.Sets))
+	for _, s := range w.Sets {
+		if !strings.HasPrefix(s.Name, "@") || CheckValue(s.Name) != nil || strings.ContainsAny(s.Name, " '\";#") {
+			return "", fmt.Errorf("invalid option name %q", s.Name)
+		}
+		if err := CheckValue(s.Value); err != nil {
+			return "", fmt.Errorf("%s: %v", s.Name, err)
+		}
+		switch {
+		case s.Unset:
+			cmds = append(cmds, "set -pu -t "+w.Pane+" "+s.Name)
+		case s.Format:
+			cmds = append(cmds, "set -pF -t "+w.Pane+" "+s.Name+" "+Quote(s.Value))
+		default:
+			cmds = append(cmds, "set -p -t "+w.Pane+" "+s.Name+" "+Quote(s.Value))
+		}
+	}
+	body := strings.Join(cmds, " ; ")
+	if w.Guard == "" {
+		return body, nil
+	}
+	if err := CheckValue(w.Guard); err != nil {
+		return "", err
+	}
+	return "if-shell -F -t " + w.Pane + " " + Quote(w.Guard) + " " + Quote(body), nil
+}
+
+// ScopedSet writes (or unsets) a window or session option, used for rollups.
+func ScopedSet(scope, target, name, value string) (string, error) {
+	if err := CheckValue(value); err != nil {
+		return "", err
+	}
+	flag := "-w"
+	if scope == "session" {
+		flag = ""
+	}
+	t := Quote(target)
+	if value == "" {
+		return strings.TrimSpace(fmt.Sprintf("set %s -u -t %s %s", flag, t, name)), nil
+	}
+	return strings.Join(strings.Fields(fmt.Sprintf("set %s -t %s %s", flag, t, name)), " ") + " " + Quote(value), nil
+}
+
+// ServerSet writes a server-wide user option (set -s is for server options;
+// user options live in the global session table: set -g).
+func ServerSet(name, value string) (string, error) {
+	if err := CheckValue(value); err != nil {
+		return "", err
+	}
+	return "set -g " + name + " " + Quote(value), nil
+}
