@@ -115,6 +115,9 @@ func guard(v *record.Verdict, now int64) string {
 func paneWrite(cyc *record.Cycle, p *record.Pane, v *record.Verdict) (string, error) {
 	prior := record.ParsePrior(p.Opts)
 	now := cyc.NowMS
+	// stamped_at is written last and never older than what it stamps, so a
+	// reader seeing stamped_at < evidence_at knows a write is in flight.
+	stampAt := max(now, v.EvidenceAt, v.Since)
 	var sets []tmux.Set
 	idle := func() {
 		switch {
@@ -154,7 +157,7 @@ func paneWrite(cyc *record.Cycle, p *record.Pane, v *record.Verdict) (string, er
 			if _, ok := p.Opts["@agent_hash"]; !ok {
 				sets = append(sets, tmux.Set{Name: "@agent_hash", Value: "1"})
 			}
-			sets = append(sets, tmux.Set{Name: "@agent_stamped_at", Value: n(now)})
+			sets = append(sets, tmux.Set{Name: "@agent_stamped_at", Value: n(max(now, p.Capture.AtMS))})
 		}
 		if len(sets) == 0 {
 			return "", nil
@@ -197,7 +200,7 @@ func paneWrite(cyc *record.Cycle, p *record.Pane, v *record.Verdict) (string, er
 		}
 		idle()
 		attn()
-		sets = append(sets, tmux.Set{Name: "@agent_stamped_at", Value: n(now)})
+		sets = append(sets, tmux.Set{Name: "@agent_stamped_at", Value: n(stampAt)})
 		return tmux.Write{Pane: p.Pane, Guard: guard(v, now), Sets: sets}.Line()
 	}
 	return "", nil
@@ -223,8 +226,11 @@ func Row(cyc *record.Cycle, p *record.Pane, v *record.Verdict) *record.Row {
 		episode = prior.TurnAt
 	}
 	stamped := prior.StampedAt
-	if v.Action == record.ActPublish || v.Refresh && p.Capture != nil {
-		stamped = cyc.NowMS
+	switch {
+	case v.Action == record.ActPublish:
+		stamped = max(cyc.NowMS, v.EvidenceAt, v.Since)
+	case v.Refresh && p.Capture != nil:
+		stamped = max(cyc.NowMS, p.Capture.AtMS)
 	}
 	r := record.AgentRow{
 		Pane: p.Pane, Agent: p.Agent, State: v.State, Detail: str(v.Detail),
