@@ -577,3 +577,18 @@ func undecorate(s string) string {
 	}
 	return s
 }
+
+// MapEvent returns the first [[hooks.map]] entry for event whose matcher (if any) matches
+// the raw payload, or nil: an unmapped event is a no-op.
+func (a *Agent) MapEvent(event, payload string) *HookMap {
+	if a.Hooks == nil {
+		return nil
+	}
+	for i := range a.Hooks.Map {
+		m := &a.Hooks.Map[i]
+		if m.Event == event && (m.Matcher == nil || m.Matcher.MatchString(payload)) {
+			return m
+		}
+	}
+	return nil
+}
