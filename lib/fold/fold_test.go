@@ -1,0 +1,267 @@
+package fold
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tmaproject/tma/lib/manifest"
+	"github.com/tmaproject/tma/lib/record"
+)
+
+const testManifest = `
+min_engine_version = "0.1"
+[identity]
+process_names = ["agent"]
+[hooks]
+covers = ["working", "idle", "blocked", "lifecycle"]
+[capture]
+visible = ["working", "blocked"]
+[[rules]]
+state = "blocked"
+detail = "permission"
+priority = 100
+region = "tail_lines(10)"
+match = { line_regex = '^\s*> 1\. Yes' }
+[[rules]]
+state = "working"
+region = "tail_lines(10)"
+match = { contains = "esc to interrupt" }
+[[rules]]
+state = "idle"
+region = "tail_lines(3)"
+match = { line_regex = '^\$ $' }
+[[rules]]
+state = "idle"
+region = "tail_lines(10)"
+match = { contains = "HISTORY" }
+skip_state_update = true
+`
+
+func agent(t *testing.T) *manifest.Agent {
+	t.Helper()
+	a, err := manifest.Parse("agent", "test", []byte(testManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+const (
+	blockedScreen = "Do you want to proceed?\n  > 1. Yes\n    2. No\n"
+	workingScreen = "thinking hard\n(esc to interrupt)\n$ \n"
+	idleScreen    = "all done\n$ \n"
+	blankScreen   = "just some output\n"
+	historyScreen = "HISTORY\n$ \n"
+	now           = int64(1_800_000_000_000)
+)
+
+type prior map[string]string
+
+func stamped(state, source string, evidenceAgo, sinceAgo int64) prior {
+	return prior{"@agent_name": "agent", "@agent_state": state, "@agent_source": source,
+		"@agent_evidence_at": ms(now - evidenceAgo), "@agent_since": ms(now - sinceAgo),
+		"@agent_stamped_at": ms(now - evidenceAgo)}
+}
+
+func ms(v int64) string { return strconv.FormatInt(v, 10) }
+
+func (p prior) with(k, v string) prior {
+	q := prior{}
+	for a, b := range p {
+		q[a] = b
+	}
+	q[k] = v
+	return q
+}
+
+func pane(opts prior, screen string) *record.Pane {
+	p := &record.Pane{NowMS: now, Pane: "%1", Agent: "agent", Identity: "process", AgentPID: 42,
+		AgentAlive: true, ForegroundIsAgent: true, Scroll: -1, Height: 24, Opts: opts}
+	if screen != "" {
+		p.Capture = &record.Capture{AtMS: now, Text: screen}
+	}
+	return p
+}
+
+func TestFold(t *testing.T) {
+	cases := []struct {
+		name string
+		p    *record.Pane
+		tune Tuning
+		// want is action state[/detail] source, plus flags: +attn -attn +reset idle=N refresh
+		want string
+	}{
+		{"fresh blocked", pane(prior{}, blockedScreen), DefaultTuning, "publish blocked/permission capture +attn +reset"},
+		{"fresh working", pane(prior{}, workingScreen), DefaultTuning, "publish working capture +reset"},
+		{"fresh idle", pane(prior{}, idleScreen), DefaultTuning, "publish idle capture +reset"},
+		{"no rule, nothing to hold", pane(prior{}, blankScreen), DefaultTuning, "publish unknown capture +reset"},
+		{"no rule holds the previous verdict", pane(stamped("working", "capture", 1000, 5000), blankScreen), DefaultTuning, "hold working capture refresh"},
+		{"output alone is not working", pane(stamped("idle", "capture", 1000, 5000), "lots of output scrolling by\n"), DefaultTuning, "hold idle capture refresh"},
+		{"same verdict refreshes", pane(stamped("blocked", "capture", 1000, 5000).with("@agent_detail", "permission"), blockedScreen), DefaultTuning, "hold blocked/permission capture refresh"},
+		{"working to blocked at once", pane(stamped("working", "capture", 1000, 5000), blockedScreen), DefaultTuning, "publish blocked/permission capture +attn +reset"},
+		{"idle to working at once", pane(stamped("idle", "capture", 1000, 5000), workingScreen), DefaultTuning, "publish working capture +reset"},
+		{"dwell starts", pane(stamped("working", "capture", 1000, 5000), idleScreen), DefaultTuning, "hold working capture refresh idle=0s"},
+		{"dwell running", pane(stamped("working", "capture", 1000, 5000).with("@tma_idle_since", ms(now-2000)), idleScreen), DefaultTuning, "hold working capture refresh idle=2s"},
+		{"dwell over: done", pane(stamped("working", "capture", 1000, 5000).with("@tma_idle_since", ms(now-3000)), idleScreen), DefaultTuning, "publish idle capture +attn +reset"},
+		{"no dwell configured", pane(stamped("working", "capture", 1000, 5000), idleScreen), Tuning{HookDecaySecs: 60, BlockedDecaySecs: 300}, "publish idle capture +attn +reset"},
+		{"working chrome drops the dwell anchor", pane(stamped("working", "capture", 1000, 5000).with("@tma_idle_since", ms(now-2000)), workingScreen), DefaultTuning, "hold working capture refresh"},
+		{"blocked to idle raises nothing", pane(stamped("blocked", "capture", 1000, 5000).with("@agent_detail", "permission"), idleScreen), DefaultTuning, "publish idle capture +reset"},
+		{"history view freezes", pane(stamped("working", "capture", 1000, 5000), historyScreen), DefaultTuning, "hold working capture refresh"},
+
+		// Gates.
+		{"foreground not agent caps at unknown", func() *record.Pane {
+			p := pane(stamped("working", "capture", 1000, 5000), "")
+			p.ForegroundIsAgent, p.Command = false, "vim"
+			return p
+		}(), DefaultTuning, "publish unknown process +reset"},
+		{"foreground not agent keeps a hook claim while the pid lives", func() *record.Pane {
+			p := pane(stamped("working", "hook", 1000, 5000), "")
+			p.ForegroundIsAgent, p.Command = false, "vim"
+			return p
+		}(), DefaultTuning, "hold working hook"},
+		{"hook claim dies with the pid", func() *record.Pane {
+			p := pane(stamped("working", "hook", 1000, 5000), "")
+			p.ForegroundIsAgent, p.AgentAlive, p.Command = false, false, "bash"
+			return p
+		}(), DefaultTuning, "publish unknown process +reset"},
+		{"scrolled freezes", func() *record.Pane {
+			p := pane(stamped("working", "capture", 1000, 5000), blockedScreen)
+			p.Scroll = 3
+			return p
+		}(), DefaultTuning, "hold working capture"},
+		{"copy mode at offset 0 does not freeze", func() *record.Pane {
+			p := pane(stamped("working", "capture", 1000, 5000), blockedScreen)
+			p.Scroll, p.InMode = 0, true
+			return p
+		}(), DefaultTuning, "publish blocked/permission capture +attn +reset"},
+		{"skipped capture holds without a write", pane(stamped("idle", "capture", 1000, 5000), ""), DefaultTuning, "hold idle capture"},
+
+		// Hook claims.
+		{"hook claim outranks the screen", pane(stamped("working", "hook", 1000, 5000), idleScreen), DefaultTuning, "hold working hook refresh"},
+		{"newer blocker chrome beats a hook claim (T0/T1)", pane(stamped("working", "hook", 1000, 5000), blockedScreen), DefaultTuning, "publish blocked/permission capture +attn +reset override"},
+		{"a hook claim newer than the capture wins", func() *record.Pane {
+			p := pane(stamped("working", "hook", 0, 5000), blockedScreen)
+			p.Capture.AtMS = now - 500
+			return p
+		}(), DefaultTuning, "hold working hook refresh"},
+		{"silence never expires a claim", pane(stamped("blocked", "hook", 3_600_000, 3_600_000), blankScreen), DefaultTuning, "hold blocked hook refresh"},
+		{"a young blocked claim survives contrary chrome", pane(stamped("blocked", "hook", 200_000, 200_000), workingScreen), DefaultTuning, "hold blocked hook refresh"},
+		{"an old blocked claim yields to visible contrary chrome", pane(stamped("blocked", "hook", 301_000, 301_000), workingScreen), DefaultTuning, "publish working capture +reset override"},
+		{"an old idle claim does not expire: idle is not visible", pane(stamped("idle", "hook", 600_000, 600_000), workingScreen), DefaultTuning, "hold idle hook refresh"},
+		{"an old working claim expires to blocked chrome", pane(stamped("working", "hook", 61_000, 61_000), blockedScreen), DefaultTuning, "publish blocked/permission capture +attn +reset override"},
+		{"an old working claim yields to idle chrome only if working is visible", pane(stamped("working", "hook", 61_000, 61_000), idleScreen), DefaultTuning, "publish idle capture +attn +reset override"},
+
+		// since and attention.
+		{"clock step rewrites since", pane(stamped("idle", "capture", 1000, 5000).with("@agent_since", ms(now+10_000)), workingScreen), DefaultTuning, "publish working capture +reset"},
+		{"input after the mark clears attention", func() *record.Pane {
+			p := pane(stamped("idle", "capture", 1000, 5000).with("@agent_attention", "1"), idleScreen)
+			p.ViewerActivity = now/1000 + 1
+			return p
+		}(), DefaultTuning, "hold idle capture -attn refresh"},
+		{"input before the mark clears nothing", func() *record.Pane {
+			p := pane(stamped("idle", "capture", 1000, 5000).with("@agent_attention", "1"), idleScreen)
+			p.ViewerActivity = (now - 60_000) / 1000
+			return p
+		}(), DefaultTuning, "hold idle capture refresh"},
+
+		// Out of scope.
+		{"ignored", func() *record.Pane { p := pane(prior{}, ""); p.Class = record.ClassIgnored; return p }(), DefaultTuning, "none"},
+		{"agent gone clears", func() *record.Pane {
+			p := pane(stamped("idle", "capture", 1000, 5000), "")
+			p.Agent = ""
+			return p
+		}(), DefaultTuning, "clear"},
+		{"not an agent, never stamped", func() *record.Pane { p := pane(prior{}, ""); p.Agent = ""; return p }(), DefaultTuning, "none"},
+		{"unregistered remote shell holds stamps", func() *record.Pane {
+			p := pane(stamped("working", "capture", 1000, 5000), "")
+			p.Agent, p.Class = "", record.ClassRemote
+			return p
+		}(), DefaultTuning, "none"},
+		{"registered behind a remote shell holds", func() *record.Pane {
+			p := pane(stamped("working", "hook", 1000, 5000), "")
+			p.Class, p.Identity, p.ForegroundIsAgent = record.ClassRemote, "hook", false
+			return p
+		}(), DefaultTuning, "hold working hook"},
+		{"foreign state is restated", pane(stamped("done", "", 1000, 5000), idleScreen), DefaultTuning, "publish idle capture +reset"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := Fold(c.p, agent(t), c.tune, true)
+			if got := describe(v); got != c.want {
+				t.Errorf("got  %q\nwant %q\ntrace: %s", got, c.want, strings.Join(v.Trace, " | "))
+			}
+			if v.Action == record.ActPublish || v.Action == record.ActHold {
+				if v.Winning.Label == "" {
+					t.Errorf("no winning evidence label")
+				}
+			}
+		})
+	}
+}
+
+func describe(v *record.Verdict) string {
+	if v.Action == record.ActNone || v.Action == record.ActClear {
+		return v.Action
+	}
+	s := v.Action + " " + v.State
+	if v.Detail != "" {
+		s += "/" + v.Detail
+	}
+	s += " " + v.Source
+	if v.SetAttention {
+		s += " +attn"
+	}
+	if v.ClearAttn {
+		s += " -attn"
+	}
+	if v.EpisodeReset {
+		s += " +reset"
+	}
+	if v.MayOverride {
+		s += " override"
+	}
+	if v.Refresh {
+		s += " refresh"
+	}
+	if v.IdleSince > 0 {
+		s += " idle=" + strconv.FormatInt((now-v.IdleSince)/1000, 10) + "s"
+	}
+	return s
+}
+
+func TestSinceIsWriteOncePerRun(t *testing.T) {
+	p := pane(stamped("working", "capture", 1000, 90_000).with("@agent_detail", "x"), workingScreen)
+	v := Fold(p, agent(t), DefaultTuning, false)
+	if v.Action != record.ActPublish || v.EpisodeReset || v.Since != now-90_000 {
+		t.Fatalf("detail change in the same state moved since: %+v", v)
+	}
+}
+
+func TestGuards(t *testing.T) {
+	a := agent(t)
+	// A capture publish is guarded on the evidence the fold read.
+	v := Fold(pane(stamped("idle", "capture", 1000, 5000), workingScreen), a, DefaultTuning, false)
+	if v.GuardAt != now-1000 {
+		t.Errorf("guard = %d, want the prior evidence %d", v.GuardAt, now-1000)
+	}
+	// Overriding a hook claim with newer blocker chrome holds only while the
+	// stored evidence predates the capture.
+	v = Fold(pane(stamped("working", "hook", 1000, 5000), blockedScreen), a, DefaultTuning, false)
+	if v.GuardAt != now-1 {
+		t.Errorf("override guard = %d, want capture-1 %d", v.GuardAt, now-1)
+	}
+}
+
+func TestExplainNamesEveryRule(t *testing.T) {
+	v := Fold(pane(prior{}, blockedScreen), agent(t), DefaultTuning, true)
+	if len(v.Rules) != 4 {
+		t.Fatalf("rules traced = %d, want 4", len(v.Rules))
+	}
+	if !v.Rules[0].Matched || v.Rules[1].Matched {
+		t.Fatalf("match flags wrong: %+v", v.Rules)
+	}
+	if !strings.Contains(v.Winning.Label, "blocked/permission") {
+		t.Fatalf("winning label %q", v.Winning.Label)
+	}
+}
