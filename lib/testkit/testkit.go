@@ -111,7 +111,9 @@ func (s *Server) StartAgent(name, screen string) *Agent {
 	if err := os.WriteFile(f, []byte(screen), 0o644); err != nil {
 		s.T.Fatal(err)
 	}
-	out := s.MustRun("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "s", "sh", "-c", bin+" "+f+"; exec sh")
+	// Job control on, as in an interactive shell: the agent leads its own
+	// foreground process group, so pane_current_command names it.
+	out := s.MustRun("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "s:", "sh", "-c", "set -m; "+bin+" "+f+"; exec sh")
 	a := &Agent{Pane: strings.TrimSpace(out), Screen: f, s: s}
 	s.WaitFor(func() bool {
 		o, _ := s.Run("display", "-p", "-t", a.Pane, "#{pane_current_command}")

@@ -169,7 +169,8 @@ func (c *Client) Capture(ctx context.Context, panes []string) (map[string]string
 		if !ValidPaneID(p) {
 			return nil, fmt.Errorf("invalid pane id %q", p)
 		}
-		fmt.Fprintf(&in, "display -p -t %s '%s%s' ; capture-pane -p -e -t %s\n", p, mark, p, p)
+		// display -p runs its text through strftime too: keep % out of the marker.
+		fmt.Fprintf(&in, "display -p -t %s '%s%s' ; capture-pane -p -e -t %s\n", p, mark, p[1:], p)
 	}
 	out, _, err := c.Run(ctx, in.String(), "source-file", "-")
 	if err != nil {
@@ -195,7 +196,7 @@ func splitCaptures(out, mark string) map[string]string {
 	for _, line := range strings.SplitAfter(out, "\n") {
 		if strings.HasPrefix(line, mark) {
 			flush()
-			cur = strings.TrimRight(strings.TrimPrefix(line, mark), "\n")
+			cur = "%" + strings.TrimRight(strings.TrimPrefix(line, mark), "\n")
 			continue
 		}
 		if cur != "" {

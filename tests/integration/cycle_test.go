@@ -1,0 +1,226 @@
+package integration
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmaproject/tma/lib/record"
+)
+
+func TestStatesThroughTheDispatcher(t *testing.T) {
+	e := newEnv(t, "[fold]\ndwell_secs = 1\n")
+	blocked := e.s.StartAgent("claude", claudeBlocked)
+	working := e.s.StartAgent("claude", claudeWorking)
+	idle := e.s.StartAgent("claude", claudeIdle)
+	quote := e.s.StartAgent("claude", claudeQuote)
+
+	rows := e.ls()
+	want := map[string]string{blocked.Pane: "blocked/permission attn", working.Pane: "working", idle.Pane: "idle", quote.Pane: "idle"}
+	for p, w := range want {
+		if rows[p] != w {
+			t.Errorf("%s: got %q want %q (all: %v)", p, rows[p], w, rows)
+		}
+	}
+	if len(rows) != len(want) {
+		t.Errorf("rows for non-agent panes: %v", rows)
+	}
+	// The verdict lives in tmux: any reader sees it with no tma process.
+	if got := e.s.Option(blocked.Pane, "@agent_state"); got != "blocked" {
+		t.Errorf("@agent_state = %q", got)
+	}
+	if got := e.s.Option(blocked.Pane, "@agent_attention"); got != "1" {
+		t.Errorf("@agent_attention = %q", got)
+	}
+	if got := e.s.Option(working.Pane, "@agent_attention"); got != "" {
+		t.Errorf("working pane has attention %q", got)
+	}
+	for _, o := range []string{"@agent_since", "@agent_evidence_at", "@agent_stamped_at"} {
+		if v := e.s.Option(blocked.Pane, o); len(v) != 13 {
+			t.Errorf("%s = %q, want epoch ms", o, v)
+		}
+	}
+
+	// Done: working -> idle after the dwell raises attention.
+	working.Paint(claudeIdle)
+	if got := e.ls()[working.Pane]; got != "working" {
+		t.Errorf("idle chrome published before the dwell: %q", got)
+	}
+	e.expect(working.Pane, "idle attn")
+
+	out, _, code := e.tma("status", "--format", "plain")
+	if code != 0 || strings.TrimSpace(out) != "⚑1 ✓1 ○2" {
+		t.Errorf("status plain = %q (exit %d)", out, code)
+	}
+	out, _, _ = e.tma("status")
+	if strings.TrimSpace(out) != "#[range=user|tma:blocked]#[fg=red]⚑1#[norange] #[range=user|tma:done]#[fg=magenta]✓1#[norange] #[range=user|tma:idle]#[fg=green]○2#[norange]" {
+		t.Errorf("status tmux = %q", out)
+	}
+	out, _, _ = e.tma("status", "--format", "json")
+	if strings.TrimSpace(out) != `{"schema":1,"blocked":1,"working":0,"done":1,"idle":2,"unknown":0}` {
+		t.Errorf("status json = %q", out)
+	}
+	// Window and session rollups.
+	if got := strings.TrimSpace(e.s.MustRun("show-options", "-qv", "-t", "s", "@agent_session_summary")); got != "blocked:1 idle:3" {
+		t.Errorf("@agent_session_summary = %q", got)
+	}
+	if got := strings.TrimSpace(e.s.MustRun("show-options", "-wqv", "-t", blocked.Pane, "@agent_summary")); got != "blocked:1" {
+		t.Errorf("@agent_summary = %q", got)
+	}
+
+	// ls order: blocked, done, working, idle, unknown; then locator.
+	out, _, _ = e.tma("ls")
+	var order []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		order = append(order, strings.Split(l, "\t")[0])
+	}
+	if strings.Join(order, " ") != strings.Join([]string{blocked.Pane, working.Pane, idle.Pane, quote.Pane}, " ") {
+		t.Errorf("ls order = %v", order)
+	}
+
+	// Selectors narrow the output only.
+	out, _, _ = e.tma("ls", "--state", "done")
+	if !strings.HasPrefix(out, working.Pane+"\t") || strings.Count(out, "\n") != 1 {
+		t.Errorf("--state done = %q", out)
+	}
+	out, _, _ = e.tma("ls", "--state", "idle", "--json")
+	var doc record.Document
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Agents) != 3 {
+		t.Errorf("--state idle --json = %q (%v)", out, err)
+	}
+	_, errs, code := e.tma("ls", "--state", "bogus")
+	if code != 2 || !strings.Contains(errs, "idle, working, blocked, unknown, done") {
+		t.Errorf("bad state: exit %d, %q", code, errs)
+	}
+}
+
+func TestScrollFreezesAndCopyModeDoesNot(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeWorking)
+	e.expect(a.Pane, "working")
+
+	// Copy mode at offset 0 does not freeze.
+	e.s.MustRun("copy-mode", "-t", a.Pane)
+	a.Paint(claudeBlocked)
+	e.expect(a.Pane, "blocked/permission attn")
+
+	// Scrolled up by one: frozen, even though the live screen changes.
+	e.s.MustRun("send-keys", "-X", "-t", a.Pane, "cancel")
+	a.Paint(claudeWorking)
+	e.expect(a.Pane, "working attn")
+	e.s.MustRun("copy-mode", "-t", a.Pane)
+	e.s.MustRun("send-keys", "-X", "-t", a.Pane, "scroll-up")
+	if pos := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", a.Pane, "#{scroll_position}")); pos == "0" || pos == "" {
+		t.Skipf("no scrollback to scroll into (scroll_position=%q)", pos)
+	}
+	a.Paint(claudeBlocked)
+	for i := 0; i < 2; i++ {
+		if got := e.ls()[a.Pane]; got != "working attn" {
+			t.Fatalf("scrolled pane moved to %q", got)
+		}
+	}
+	e.s.MustRun("send-keys", "-X", "-t", a.Pane, "cancel")
+	e.expect(a.Pane, "blocked/permission attn")
+}
+
+func TestForegroundNotAgentCapsAtUnknown(t *testing.T) {
+	e := newEnv(t, "")
+	bin := fakeAgentBin(t, "claude")
+	screen := writeScreen(t, e, claudeBlocked)
+	// Job control on: the agent runs as a background job, sleep (standing in
+	// for vim) holds the terminal.
+	out := e.s.MustRun("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "s:", "sh", "-c", "set -m; "+bin+" "+screen+" & sleep 1; exec sleep 600")
+	pane := strings.TrimSpace(out)
+	e.s.WaitFor(func() bool {
+		return strings.TrimSpace(e.s.MustRun("display", "-p", "-t", pane, "#{pane_current_command}")) == "sleep"
+	}, "sleep in the foreground")
+	e.expect(pane, "unknown")
+	if got := e.s.Option(pane, "@agent_source"); got != "process" {
+		t.Errorf("@agent_source = %q, want process", got)
+	}
+}
+
+func TestIgnoredRemoteAndGone(t *testing.T) {
+	e := newEnv(t, "")
+	ignored := e.s.StartAgent("claude", claudeBlocked)
+	e.s.MustRun("set-option", "-p", "-t", ignored.Pane, "@agent_ignore", "manual")
+	remote := e.s.StartAgent("ssh", claudeBlocked)
+	registered := e.s.StartAgent("docker", claudeBlocked)
+	for k, v := range map[string]string{"@agent_name": "claude", "@agent_session": "sess-1", "@agent_state": "working",
+		"@agent_source": "hook", "@agent_evidence_at": "1700000000000", "@agent_since": "1700000000000", "@agent_stamped_at": "1700000000000"} {
+		e.s.MustRun("set-option", "-p", "-t", registered.Pane, k, v)
+	}
+	rows := e.ls()
+	if _, ok := rows[ignored.Pane]; ok {
+		t.Errorf("ignored pane listed: %v", rows)
+	}
+	if got := e.s.Option(ignored.Pane, "@agent_state"); got != "" {
+		t.Errorf("ignored pane stamped %q", got)
+	}
+	if _, ok := rows[remote.Pane]; ok {
+		t.Errorf("unregistered remote pane listed: %v", rows)
+	}
+	if rows[registered.Pane] != "working" {
+		t.Errorf("registered remote pane = %q, want its held hook claim", rows[registered.Pane])
+	}
+	if got := e.s.Option(registered.Pane, "@agent_stamped_at"); got != "1700000000000" {
+		t.Errorf("the cycle rewrote a remote pane's stamps: stamped_at = %q", got)
+	}
+
+	// An agent that exits leaves no row and no stamps (but keeps a mute).
+	gone := e.s.StartAgent("claude", claudeIdle)
+	e.expect(gone.Pane, "idle")
+	e.s.MustRun("set-option", "-p", "-t", gone.Pane, "@agent_mute_until", "99999999999999")
+	e.s.MustRun("send-keys", "-t", gone.Pane, "C-\\")
+	e.s.WaitFor(func() bool {
+		return strings.TrimSpace(e.s.MustRun("display", "-p", "-t", gone.Pane, "#{pane_current_command}")) != "claude"
+	}, "agent exit")
+	if _, ok := e.ls()[gone.Pane]; ok {
+		t.Errorf("exited agent still listed")
+	}
+	if got := e.s.Option(gone.Pane, "@agent_state"); got != "" {
+		t.Errorf("exited agent's state kept: %q", got)
+	}
+	if got := e.s.Option(gone.Pane, "@agent_mute_until"); got == "" {
+		t.Errorf("the mute was cleared with the stamps")
+	}
+}
+
+func TestHostileTitleAndForeignState(t *testing.T) {
+	e := newEnv(t, "")
+	hostile := e.s.StartAgent("claude", fixture("x\t#{pane_id} '; kill-server; \"", "\n❯ 1. Yes\n"))
+	foreign := e.s.StartAgent("claude", claudeIdle)
+	e.s.MustRun("set-option", "-p", "-t", foreign.Pane, "@agent_state", "done")
+	rows := e.ls()
+	if rows[hostile.Pane] != "blocked/permission attn" || rows[foreign.Pane] != "idle" {
+		t.Fatalf("rows = %v", rows)
+	}
+	out, _, _ := e.tma("ls", "--json")
+	var doc record.Document
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range doc.Agents {
+		if a.Pane == hostile.Pane && !strings.Contains(a.Title, "#{pane_id}") {
+			t.Errorf("title mangled: %q", a.Title)
+		}
+	}
+	if _, err := e.s.Run("has-session", "-t", "s"); err != nil {
+		t.Fatal("the server died: a title reached a command line")
+	}
+}
+
+func TestNoServer(t *testing.T) {
+	e := newEnv(t, "")
+	e.s.MustRun("kill-server")
+	time.Sleep(50 * time.Millisecond)
+	out, errs, code := e.tma("ls")
+	if code != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "no tmux server running on") || !strings.Contains(errs, e.s.Name) {
+		t.Errorf("ls: exit %d out %q err %q", code, out, errs)
+	}
+	out, errs, code = e.tma("status")
+	if out != "" || errs != "" || code == 0 {
+		t.Errorf("status: exit %d out %q err %q", code, out, errs)
+	}
+}
