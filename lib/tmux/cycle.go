@@ -188,7 +188,9 @@ func splitCaptures(out, mark string) map[string]string {
 	cur := ""
 	var b strings.Builder
 	flush := func() {
-		if cur != "" {
+		// A pane that vanished prints its marker (display -p falls back to
+		// another target) but no screen: a live pane always prints its rows.
+		if cur != "" && b.Len() > 0 {
 			res[cur] = b.String()
 		}
 		b.Reset()

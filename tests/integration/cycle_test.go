@@ -97,7 +97,9 @@ func TestStatesThroughTheDispatcher(t *testing.T) {
 
 func TestScrollFreezesAndCopyModeDoesNot(t *testing.T) {
 	e := newEnv(t, "")
-	a := e.s.StartAgent("claude", claudeWorking)
+	// A screen taller than the pane leaves scrollback to scroll into.
+	tall := fixture("✳ Probe", strings.Repeat("earlier output\n", 40)+strings.SplitN(claudeWorking, "---\n", 2)[1])
+	a := e.s.StartAgent("claude", tall)
 	e.expect(a.Pane, "working")
 
 	// Copy mode at offset 0 does not freeze.
@@ -112,7 +114,7 @@ func TestScrollFreezesAndCopyModeDoesNot(t *testing.T) {
 	e.s.MustRun("copy-mode", "-t", a.Pane)
 	e.s.MustRun("send-keys", "-X", "-t", a.Pane, "scroll-up")
 	if pos := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", a.Pane, "#{scroll_position}")); pos == "0" || pos == "" {
-		t.Skipf("no scrollback to scroll into (scroll_position=%q)", pos)
+		t.Fatalf("no scrollback to scroll into (scroll_position=%q)", pos)
 	}
 	a.Paint(claudeBlocked)
 	for i := 0; i < 2; i++ {

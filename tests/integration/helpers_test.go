@@ -3,6 +3,7 @@ package integration
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/tmaproject/tma/lib/testkit"
@@ -17,3 +18,5 @@ func writeScreen(t *testing.T, e *env, screen string) string {
 	}
 	return f
 }
+
+func formatInt(v int64) string { return strconv.FormatInt(v, 10) }

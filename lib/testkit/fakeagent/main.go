@@ -47,7 +47,7 @@ func paint(b []byte) {
 		body = b[i+5:]
 	}
 	var out bytes.Buffer
-	out.WriteString("\x1b[H\x1b[2J\x1b[3J")
+	out.WriteString("\x1b[H\x1b[2J")
 	if title != "" {
 		fmt.Fprintf(&out, "\x1b]2;%s\x1b\\", title)
 	}
