@@ -46,8 +46,9 @@ func matchedSummary(a *Agent, res []Result) string {
 
 // TestFixtures runs every bundled manifest on every captured screen: the winning rule must
 // give the state and detail the fixture's header names (state unknown: no rule may match).
-// Then every rule must be proven by a fixture at two widths at least, once that agent has
-// captured fixtures (an agent without any is skipped and its rules listed).
+// A rule is proven by a fixture when the verdict is right and the rule matched with the
+// fixture's own state and detail. Every rule must be proven at two widths at least, once
+// that agent has captured fixtures (an agent without any is skipped and its rules listed).
 func TestFixtures(t *testing.T) {
 	fixtures, err := fixture.LoadDir(fixturesRoot)
 	if err != nil {
@@ -100,14 +101,21 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("header lacks width: the fixture cannot prove a rule")
 				return
 			}
-			if proof[a.Name] == nil {
-				proof[a.Name] = map[int]map[int][]string{}
+			// Every rule that fired for the fixture's own state and detail is proven by it:
+			// the verdict is right, and the rule saw the chrome it is written for.
+			for _, r := range res {
+				if !r.Matched || r.Rule.State != f.State || r.Rule.Detail != f.Detail {
+					continue
+				}
+				if proof[a.Name] == nil {
+					proof[a.Name] = map[int]map[int][]string{}
+				}
+				if proof[a.Name][r.Rule.Index] == nil {
+					proof[a.Name][r.Rule.Index] = map[int][]string{}
+				}
+				w := proof[a.Name][r.Rule.Index]
+				w[f.Width] = append(w[f.Width], f.Name)
 			}
-			if proof[a.Name][best.Rule.Index] == nil {
-				proof[a.Name][best.Rule.Index] = map[int][]string{}
-			}
-			w := proof[a.Name][best.Rule.Index]
-			w[f.Width] = append(w[f.Width], f.Name)
 		})
 	}
 
@@ -143,7 +151,7 @@ func TestFixtures(t *testing.T) {
 				t.Skipf("no fixtures/%s/*.txt yet; unproven: %s", a.Name, strings.Join(unproven, ", "))
 			}
 			for _, u := range unproven {
-				t.Errorf("unproven: %s: no captured screen decided by it at two widths", u)
+				t.Errorf("unproven: %s: no captured screen of its state matched it at two widths", u)
 			}
 		})
 	}
