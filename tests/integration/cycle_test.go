@@ -2,6 +2,8 @@ package integration
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -224,5 +226,94 @@ func TestNoServer(t *testing.T) {
 	out, errs, code = e.tma("status")
 	if out != "" || errs != "" || code == 0 {
 		t.Errorf("status: exit %d out %q err %q", code, out, errs)
+	}
+}
+
+func TestExplainAndPaneScope(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	b := e.s.StartAgent("claude", claudeIdle)
+	out, _, code := e.tma("ls", "--pane", b.Pane)
+	if code != 0 || !strings.HasPrefix(out, b.Pane+"\tclaude\tidle") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("ls --pane: %q", out)
+	}
+	out, errs, code := e.tma("debug", "explain", a.Pane)
+	if code != 0 {
+		t.Fatalf("explain: exit %d %s", code, errs)
+	}
+	for _, want := range []string{"pane      " + a.Pane + "  (s:", "agent     claude (pid ", "foreground_is_agent=true", "[match] option-1-cursor", "[ - ]   prompt-box", "verdict   blocked/permission"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = e.tma("debug", "explain", "--json", a.Pane)
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("explain --json: %v\n%s", err, out)
+	}
+	keys := orderedKeys(t, out)
+	want := "schema pane locator command title flags agent identity agent_pid foreground_is_agent out_of_scope ignored procs prior evidence rules verdict"
+	if keys != want {
+		t.Errorf("explain --json keys:\n got %s\nwant %s", keys, want)
+	}
+	var v struct {
+		State           string  `json:"state"`
+		Detail          *string `json:"detail"`
+		Action          string  `json:"action"`
+		WinningEvidence struct {
+			Source, Label string
+			At            int64
+		} `json:"winning_evidence"`
+	}
+	if err := json.Unmarshal(doc["verdict"], &v); err != nil || v.State != "blocked" || v.WinningEvidence.Source != "capture" || v.WinningEvidence.Label == "" {
+		t.Errorf("verdict = %s (%v)", doc["verdict"], err)
+	}
+	// A shell pane explains why it is not an agent.
+	out, _, _ = e.tma("debug", "explain", "%0")
+	if !strings.Contains(out, "agent     (none — no manifest process_names matched)") {
+		t.Errorf("shell pane explain:\n%s", out)
+	}
+	_, errs, code = e.tma("debug", "explain", "%999")
+	if code != 3 || !strings.Contains(errs, "no such pane") {
+		t.Errorf("explain of a missing pane: exit %d %q", code, errs)
+	}
+}
+
+func TestWarmCycleSkipsCaptures(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.expect(a.Pane, "idle")
+	// window_activity is whole seconds and activity in the stamp's own second
+	// counts: one more read once that second is past settles the stamp.
+	time.Sleep(1100 * time.Millisecond)
+	e.ls()
+	stamped := e.s.Option(a.Pane, "@agent_stamped_at")
+	e.ls()
+	e.ls()
+	if got := e.s.Option(a.Pane, "@agent_stamped_at"); got != stamped {
+		t.Errorf("a quiet idle pane was re-read and re-stamped: %s -> %s", stamped, got)
+	}
+	// Output in the window makes the next cycle read the screen again.
+	a.Paint(claudeWorking)
+	e.expect(a.Pane, "working")
+}
+
+func TestScanIntoStampFoldsItself(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	cmd := exec.Command("sh", "-c", `"$BIN/tma-scan" -L "$SOCK" | "$BIN/tma-stamp" -L "$SOCK"`)
+	cmd.Env = append(os.Environ(), "BIN="+binDir, "SOCK="+e.s.Name, "HOME="+e.home, "TMA_CONFIG=", "XDG_CONFIG_HOME=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), `"kind":"row"`) || !strings.Contains(string(out), `"state":"blocked"`) {
+		t.Errorf("rows = %s", out)
+	}
+	if got := e.s.Option(a.Pane, "@agent_state"); got != "blocked" {
+		t.Errorf("@agent_state = %q", got)
+	}
+	if got := strings.TrimSpace(e.s.MustRun("show-options", "-gqv", "@tma_last_poll")); len(got) != 13 {
+		t.Errorf("@tma_last_poll = %q", got)
 	}
 }
