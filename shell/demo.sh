@@ -76,6 +76,8 @@ exit 0
 EOF
 
 started=0
+# finish runs from the EXIT trap.
+# shellcheck disable=SC2317
 finish() {
 	rc=$?
 	trap - EXIT INT TERM HUP
@@ -151,6 +153,8 @@ The status line runs tma status every second; each window name carries its
 @agent_summary. Try: bin/tma ls, bin/tma status --format plain,
 bin/tma debug explain %1 (typing in a done pane clears its attention).
 Detach (C-b d) to end the demo."
+# The $1 and ${SHELL} are the inner sh's.
+# shellcheck disable=SC2016
 t -f "$conf" new-session -d -s api -n tma -c "$root" -e "TMA_CONFIG=$cfg" \
 	sh -c 'printf "%s\n\n" "$1"; exec "${SHELL:-/bin/sh}"' sh "$hint" ||
 	die "cannot start tmux -L $sock"
@@ -172,6 +176,7 @@ idle=$(t display -p -t web:ui '#{pane_id}') || exit 1
 working2=$(agent web e2e pi pi-working.txt) || exit 1
 # unknown: claude alive in the pane, but in a background job while less(1)
 # holds the terminal, as after ^Z and `less REVIEW.md`.
+# shellcheck disable=SC2016
 unknown=$(t new-window -d -P -F '#{pane_id}' -t web: -n review -c "$tmp/src/web" \
 	sh -c 'set -m; "$1" "$2" >/dev/null 2>&1 & echo $! >"$3"; exec less REVIEW.md' sh \
 	"$tmp/agents/claude" "$tmp/screens/claude-idle.txt" "$tmp/pids/review-claude") ||
