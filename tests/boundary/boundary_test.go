@@ -1,0 +1,147 @@
+// Package boundary enforces the package rules: only lib/tmux runs tmux, only
+// the packages allowed to spawn programs import os/exec, and lib/fold does no
+// I/O.
+package boundary
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func root(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// imports maps each non-test Go file under lib/ and cmd/ to its imports.
+func imports(t *testing.T) map[string][]string {
+	out := map[string][]string{}
+	r := root(t)
+	for _, top := range []string{"lib", "cmd"} {
+		err := filepath.Walk(filepath.Join(r, top), func(p string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(r, p)
+			for _, im := range f.Imports {
+				v, _ := strconv.Unquote(im.Path.Value)
+				out[rel] = append(out[rel], v)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// Packages allowed to run external programs, and which ones.
+var spawners = map[string]string{
+	"lib/tmux":              "tmux",
+	"lib/proc":              "ps, where there is no /proc",
+	"lib/gitinfo":           "git, one bounded call per directory",
+	"lib/testkit":           "tmux and go build, for tests only",
+	"lib/testkit/fakeagent": "nothing, but it is a test program",
+}
+
+func TestOnlyAllowedPackagesSpawn(t *testing.T) {
+	for file, ims := range imports(t) {
+		dir := filepath.ToSlash(filepath.Dir(file))
+		for _, im := range ims {
+			if im == "os/exec" {
+				if _, ok := spawners[dir]; !ok {
+					t.Errorf("%s imports os/exec: only %v may run programs", file, keys(spawners))
+				}
+			}
+		}
+	}
+}
+
+func TestOnlyLibTmuxRunsTmux(t *testing.T) {
+	r := root(t)
+	for file := range imports(t) {
+		dir := filepath.ToSlash(filepath.Dir(file))
+		if dir == "lib/tmux" || strings.HasPrefix(dir, "lib/testkit") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(r, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `exec.Command("tmux"`) || strings.Contains(string(b), `exec.CommandContext(ctx, "tmux"`) {
+			t.Errorf("%s runs tmux itself: go through lib/tmux", file)
+		}
+	}
+}
+
+func TestFoldDoesNoIO(t *testing.T) {
+	banned := []string{"os", "os/exec", "io/ioutil", "net", "net/http", "syscall", "time", "github.com/tmaproject/tma/lib/tmux", "github.com/tmaproject/tma/lib/proc"}
+	checked := 0
+	for file, ims := range imports(t) {
+		if filepath.ToSlash(filepath.Dir(file)) != "lib/fold" {
+			continue
+		}
+		checked++
+		for _, im := range ims {
+			for _, b := range banned {
+				if im == b {
+					t.Errorf("%s imports %s: the fold is pure (time travels in the records)", file, im)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no lib/fold sources found")
+	}
+}
+
+func TestEveryLibPackageHasDoc(t *testing.T) {
+	r := root(t)
+	dirs := map[string]bool{}
+	for file := range imports(t) {
+		if strings.HasPrefix(file, "lib"+string(filepath.Separator)) {
+			dirs[filepath.Dir(file)] = true
+		}
+	}
+	for d := range dirs {
+		if strings.HasSuffix(d, "fakeagent") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(r, d, "doc.go")); err != nil {
+			t.Errorf("%s has no doc.go", d)
+		}
+	}
+}
+
+func TestMainsAreThin(t *testing.T) {
+	r := root(t)
+	mains, _ := filepath.Glob(filepath.Join(r, "cmd", "*", "main.go"))
+	if len(mains) == 0 {
+		t.Fatal("no mains")
+	}
+	for _, m := range mains {
+		b, _ := os.ReadFile(m)
+		if n := strings.Count(string(b), "\n"); n > 15 {
+			t.Errorf("%s is %d lines: a main calls lib/cli/<tool>.Run and nothing else", m, n)
+		}
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
