@@ -2,6 +2,7 @@ package gitinfo
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,14 @@ func (r *Resolver) Resolve(dir string) *Labels {
 	var l *Labels
 	if err == nil {
 		l = parse(string(out))
+	} else if f := strings.Split(strings.TrimSpace(string(out)), "\n"); len(f) >= 2 {
+		// An unborn branch (a fresh git init) fails only on HEAD: its name
+		// is in the HEAD file.
+		if b, rerr := os.ReadFile(filepath.Join(f[1], "HEAD")); rerr == nil {
+			if ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/"); ok {
+				l = parse(f[0] + "\n" + f[1] + "\n" + ref + "\n")
+			}
+		}
 	}
 	r.cache[dir] = l
 	return l

@@ -37,6 +37,9 @@ func TestResolveRealRepo(t *testing.T) {
 		}
 	}
 	run("init", "-q", "-b", "main")
+	if l := New().Resolve(dir); l == nil || l.Repo != "proj" || l.Branch != "main" {
+		t.Fatalf("unborn branch: %+v", l)
+	}
 	run("commit", "-q", "--allow-empty", "-m", "x")
 	r := New()
 	l := r.Resolve(dir)

@@ -46,7 +46,10 @@ func NewServer(t testing.TB) *Server {
 	s := &Server{T: t, Bin: bin, Name: fmt.Sprintf("tmatest-%d-%d", os.Getpid(), serial.Add(1)), Dir: t.TempDir()}
 	s.MustRun("new-session", "-d", "-s", "s", "-x", "80", "-y", "24", "sh")
 	s.Socket = strings.TrimSpace(s.MustRun("display", "-p", "-t", "s", "#{socket_path}"))
-	t.Cleanup(func() { _ = exec.Command(s.Bin, "-L", s.Name, "kill-server").Run() })
+	t.Cleanup(func() {
+		_ = exec.Command(s.Bin, "-L", s.Name, "kill-server").Run()
+		_ = os.Remove(s.Socket)
+	})
 	return s
 }
 

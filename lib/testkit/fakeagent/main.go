@@ -23,10 +23,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: fakeagent <screen-file>")
 		os.Exit(2)
 	}
-	signal.Ignore(syscall.SIGINT, syscall.SIGHUP)
+	// ^C is the agent's to handle (it does not die of it); a hangup, as when
+	// the server goes, ends it like any program on a closed terminal.
+	signal.Ignore(syscall.SIGINT)
 	path := os.Args[1]
 	var last []byte
+	parent := os.Getppid()
 	for {
+		if os.Getppid() != parent {
+			return // orphaned: the pane (and its server) went away
+		}
 		b, err := os.ReadFile(path)
 		if err == nil && !bytes.Equal(b, last) {
 			last = b
