@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -160,7 +161,7 @@ func (c *Client) classify(ctx context.Context, err error, stderr string) error {
 	e := &Error{Target: c.Target, Bin: c.Bin, Stderr: stderr}
 	var ee *exec.Error
 	switch {
-	case errors.As(err, &ee):
+	case errors.As(err, &ee), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 		e.Kind = ErrNotInstalled
 	case ctx.Err() != nil:
 		e.Kind = ErrTimeout

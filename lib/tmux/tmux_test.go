@@ -1,0 +1,145 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestResolveTarget(t *testing.T) {
+	cases := []struct {
+		name, flagName, flagPath string
+		env                      map[string]string
+		want                     Target
+	}{
+		{"flag path wins", "n", "/p", map[string]string{"TMA_SOCKET_PATH": "/e", "TMUX": "/t,1,2"}, Target{SocketPath: "/p"}},
+		{"flag name wins over env", "n", "", map[string]string{"TMA_SOCKET_PATH": "/e"}, Target{SocketName: "n"}},
+		{"TMA_SOCKET_PATH", "", "", map[string]string{"TMA_SOCKET_PATH": "/e", "TMUX": "/t,1,2"}, Target{SocketPath: "/e"}},
+		{"inside tmux", "", "", map[string]string{"TMUX": "/tmp/tmux-0/default,123,0"}, Target{SocketPath: "/tmp/tmux-0/default"}},
+		{"default", "", "", nil, Target{}},
+	}
+	for _, c := range cases {
+		if got := ResolveTarget(c.flagName, c.flagPath, env(c.env)); got != c.want {
+			t.Errorf("%s: got %+v want %+v", c.name, got, c.want)
+		}
+	}
+	if got := ResolveBin("tmate", env(map[string]string{"TMA_TMUX_BIN": "/opt/tmux"})); got != "/opt/tmux" {
+		t.Errorf("env bin: %s", got)
+	}
+	if got := ResolveBin("tmate", env(nil)); got != "tmate" {
+		t.Errorf("config bin: %s", got)
+	}
+	if got := ResolveBin("", env(nil)); got != "tmux" {
+		t.Errorf("default bin: %s", got)
+	}
+}
+
+func paneLine(id, title string, opts map[string]string) string {
+	f := []string{"TMAP", id, "s", "$0", "1", "@1", "0", "42", "claude", "/w", "80", "24", "0", "1", "3", "1700000000", "1", "0", "/tmp/sock", "3.5a", "working:1", "working:1", "1700000000000"}
+	for _, o := range OptionNames {
+		f = append(f, opts[o])
+	}
+	return strings.Join(append(f, title), sep)
+}
+
+func TestParseList(t *testing.T) {
+	out := paneLine("%1", "a\x1fb", map[string]string{"@agent_state": "working"}) + "\n" +
+		paneLine("%2", "first", nil) + "\nsecond line\n" +
+		"TMAC" + sep + "/dev/pts/1" + sep + "%2" + sep + "s" + sep + "1700000001" + sep + "0\n"
+	s, err := ParseList(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Panes) != 2 || s.Server != "/tmp/sock" || s.Version != "3.5a" || s.LastPoll != 1700000000000 {
+		t.Fatalf("snapshot = %+v", s)
+	}
+	p := s.Panes[0]
+	if p.Title != "a\x1fb" || p.Opts["@agent_state"] != "working" || p.Scroll != 3 || !p.InMode || !p.Active || p.Command != "claude" {
+		t.Errorf("pane 1 = %+v", p)
+	}
+	if _, ok := p.Opts["@agent_detail"]; ok {
+		t.Error("an empty option should be absent")
+	}
+	if s.Panes[1].Title != "first\nsecond line" {
+		t.Errorf("multi-line title = %q", s.Panes[1].Title)
+	}
+	if len(s.Clients) != 1 || s.Clients[0].Pane != "%2" || s.Clients[0].Activity != 1700000001 {
+		t.Errorf("clients = %+v", s.Clients)
+	}
+	// tmux 3.4 prints the separator back as the text \037.
+	s, err = ParseList(strings.ReplaceAll(paneLine("%3", "t", nil), sep, `\037`))
+	if err != nil || len(s.Panes) != 1 || s.Panes[0].ID != "%3" {
+		t.Fatalf("\\037 form: %+v %v", s, err)
+	}
+	if _, err := ParseList("TMAP" + sep + "%1\n"); err == nil {
+		t.Error("short line accepted")
+	}
+}
+
+func TestSplitCaptures(t *testing.T) {
+	m := "@tma-capture:ab:"
+	got := splitCaptures(m+"1\nline a\n\n"+m+"9\n"+m+"2\nline b\n", m)
+	if got["%1"] != "line a\n\n" || got["%2"] != "line b\n" {
+		t.Errorf("got %q", got)
+	}
+	if _, ok := got["%9"]; ok {
+		t.Error("a pane with a marker and no screen is gone, not blank")
+	}
+}
+
+func TestWriteLine(t *testing.T) {
+	w := Write{Pane: "%3", Guard: "#{e|<:#{@agent_stamped_at},5}", Sets: []Set{
+		{Name: "@agent_since", Value: "#{?#{==:#{@agent_state},idle},#{@agent_since},5}", Format: true},
+		{Name: "@agent_state", Value: "idle"},
+		{Name: "@agent_title", Value: "it's"},
+		{Name: "@agent_detail", Unset: true},
+		{Name: "@agent_stamped_at", Value: "5"},
+	}}
+	got, err := w.Line()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `if-shell -F -t %3 '#{e|<:#{@agent_stamped_at},5}' 'set -pF -t %3 @agent_since '\''#{?#{==:#{@agent_state},idle},#{@agent_since},5}'\'' ; set -p -t %3 @agent_state '\''idle'\'' ; set -p -t %3 @agent_title '\''it'\''\'\'''\''s'\'' ; set -pu -t %3 @agent_detail ; set -p -t %3 @agent_stamped_at '\''5'\'''`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	bad := []Write{
+		{Pane: "%3; kill-server", Sets: []Set{{Name: "@a", Value: "1"}}},
+		{Pane: "%3", Sets: []Set{{Name: "@a", Value: "x\ny"}}},
+		{Pane: "%3", Sets: []Set{{Name: "@a b", Value: "1"}}},
+		{Pane: "%3", Sets: []Set{{Name: "status", Value: "off"}}},
+	}
+	for _, b := range bad {
+		if _, err := b.Line(); err == nil {
+			t.Errorf("accepted %+v", b)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	c := New("tmux", Target{SocketName: "x"})
+	cases := []struct {
+		stderr string
+		kind   error
+		msg    string
+	}{
+		{"no server running on /tmp/tmux-0/x\n", ErrNoServer, "no tmux server running on -L x"},
+		{"error connecting to /tmp/tmux-0/x (No such file or directory)\n", ErrNoServer, "no tmux server"},
+		{"protocol version mismatch (client 8, server 7)\n", ErrProtocol, "[tmux] bin"},
+		{"can't find pane: %9\n", ErrPaneGone, "pane gone"},
+		{"unknown command: frob\n", nil, "tmux: unknown command: frob"},
+	}
+	for _, tc := range cases {
+		err := c.classify(context.Background(), errors.New("exit status 1"), tc.stderr)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != tc.kind || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%q: got %v (kind %v)", tc.stderr, err, e.Kind)
+		}
+	}
+	if _, _, err := New("/nonexistent/tmux", Target{}).Run(context.Background(), "", "-V"); !errors.Is(err, ErrNotInstalled) {
+		t.Errorf("missing binary: %v", err)
+	}
+}
