@@ -100,7 +100,7 @@ func TestStatesThroughTheDispatcher(t *testing.T) {
 func TestScrollFreezesAndCopyModeDoesNot(t *testing.T) {
 	e := newEnv(t, "")
 	// A screen taller than the pane leaves scrollback to scroll into.
-	tall := fixture("✳ Probe", strings.Repeat("earlier output\n", 40)+strings.SplitN(claudeWorking, "---\n", 2)[1])
+	tall := screenOf("✳ Probe", strings.Repeat("earlier output\n", 40)+strings.SplitN(claudeWorking, "---\n", 2)[1])
 	a := e.s.StartAgent("claude", tall)
 	e.expect(a.Pane, "working")
 
@@ -193,7 +193,7 @@ func TestIgnoredRemoteAndGone(t *testing.T) {
 
 func TestHostileTitleAndForeignState(t *testing.T) {
 	e := newEnv(t, "")
-	hostile := e.s.StartAgent("claude", fixture("x\t#{pane_id} '; kill-server; \"", "\n❯ 1. Yes\n"))
+	hostile := e.s.StartAgent("claude", screenOf("x\t#{pane_id} '; kill-server; \"", "\n❯ 1. Yes\n"))
 	foreign := e.s.StartAgent("claude", claudeIdle)
 	e.s.MustRun("set-option", "-p", "-t", foreign.Pane, "@agent_state", "done")
 	rows := e.ls()

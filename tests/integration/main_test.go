@@ -123,13 +123,13 @@ func (e *env) expect(pane, want string) {
 	}, fmt.Sprintf("%s to be %q (last ls: %v)", pane, want, got))
 }
 
-func fixture(title, body string) string { return "# title: " + title + "\n---\n" + body }
+func screenOf(title, body string) string { return "# title: " + title + "\n---\n" + body }
 
 // Screens in the shape of Claude Code 2.1's chrome (see fixtures/claude for
 // the captured originals).
 var (
-	claudeBlocked = fixture("✳ Probe", "\n Bash command\n\n   touch probe.txt\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and don't ask again\n   3. No, and tell Claude what to do differently (esc)\n")
-	claudeWorking = fixture("✳ Probe", "> do the thing\n\n✶ Pondering… (5s · ↓ 120 tokens)\n\n────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n")
-	claudeIdle    = fixture("✳ Probe", "> do the thing\n\n● Done.\n\n✻ Worked for 6s\n\n────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n")
-	claudeQuote   = fixture("✳ Probe", "> what does the prompt say?\n\n● It asks: Do you want to proceed?\n\n────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n")
+	claudeBlocked = screenOf("✳ Probe", "\n Bash command\n\n   touch probe.txt\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and don't ask again\n   3. No, and tell Claude what to do differently (esc)\n")
+	claudeWorking = screenOf("✳ Probe", "> do the thing\n\n✶ Pondering… (5s · ↓ 120 tokens)\n\n────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n")
+	claudeIdle    = screenOf("✳ Probe", "> do the thing\n\n● Done.\n\n✻ Worked for 6s\n\n────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n")
+	claudeQuote   = screenOf("✳ Probe", "> what does the prompt say?\n\n● It asks: Do you want to proceed?\n\n────────────────────────────────────────\n❯ \n────────────────────────────────────────\n  ? for shortcuts\n")
 )
