@@ -31,7 +31,8 @@ type Table struct {
 // Names returns the names a manifest may match for p: the comm and the
 // basename of argv[0] (node apps that set process.title change the latter).
 func (t *Table) Names(p *Proc) []string {
-	if !p.argvRead && t.root != "" {
+	// A shell is never an agent: skip its cmdline read (most panes are shells).
+	if !p.argvRead && t.root != "" && !Shells[p.Comm] {
 		p.argvRead = true
 		if b, err := os.ReadFile(filepath.Join(t.root, strconv.Itoa(p.PID), "cmdline")); err == nil {
 			if i := bytes.IndexByte(b, 0); i >= 0 {
@@ -98,16 +99,17 @@ func walkProc(root string) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{procs: map[int]*Proc{}, children: map[int][]int{}, root: root}
+	buf := make([]byte, 1024) // a stat line is a few hundred bytes; one buffer for the walk
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(root, e.Name(), "stat"))
+		n, err := readInto(filepath.Join(root, e.Name(), "stat"), buf)
 		if err != nil {
 			continue // exited mid-walk
 		}
-		p, ok := parseStat(pid, b)
+		p, ok := parseStat(pid, buf[:n])
 		if !ok {
 			continue
 		}
@@ -120,6 +122,19 @@ func walkProc(root string) (*Table, error) {
 // parseStat reads pid (comm) state ppid pgrp session tty_nr tpgid from
 // /proc/<pid>/stat; comm may hold spaces and parentheses, so split at the
 // last ')'.
+func readInto(path string, buf []byte) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n, err := f.Read(buf)
+	if err != nil && n == 0 {
+		return 0, err
+	}
+	return n, nil
+}
+
 func parseStat(pid int, b []byte) (*Proc, bool) {
 	l, r := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
 	if l < 0 || r < l {
