@@ -22,6 +22,22 @@ var DefaultTuning = Tuning{DwellSecs: 3, HookDecaySecs: 60, BlockedDecaySecs: 30
 // before the tuple counts as settled under a backward clock step.
 const ClockStepMS = 2000
 
+// A blocked hook claim whose dialog is gone: agents that fire no event for a
+// reject or an interrupt made with Esc (Claude, Gemini) would otherwise stay
+// blocked until blocked_decay_secs. The screen releases the claim when a
+// capture at least UnblockGraceMS newer than the claim shows no blocker but
+// positive idle or working chrome, and a second capture UnblockConfirmMS or
+// more later still does: two cycles. The grace covers a dialog drawn just
+// after its hook fired.
+const (
+	UnblockGraceMS   = 1000
+	UnblockConfirmMS = 500
+)
+
+// RegReapMS is how long a registration with no pid may sit in a pane that
+// holds nothing but a shell before it is reaped.
+const RegReapMS = 30_000
+
 // Decay returns the window after which a hook claim for state may be
 // expired by contrary chrome.
 func (t Tuning) Decay(state string) int64 {
@@ -81,6 +97,20 @@ func (f *folder) fold() {
 	case p.Class == record.ClassRemote:
 		f.hold("registered behind remote shell "+p.Command+": hook events are its only evidence", false)
 		return
+	case p.Identity == "hook" && p.AgentPID == 0 && p.ShellOnly:
+		dead := prior.RegDeadSince
+		if dead == 0 || dead > p.NowMS {
+			dead = p.NowMS
+		}
+		if p.NowMS-dead >= RegReapMS {
+			f.v.Action = record.ActClear
+			f.v.Winning = record.Evidence{Source: "process", At: p.NowMS, Label: "pid-less registration in a bare shell, reaped"}
+			f.note("registration with no pid has held only a shell for %ds: reaped", (p.NowMS-dead)/1000)
+			return
+		}
+		f.hold(fmt.Sprintf("pid-less registration in a bare shell for %dms of %ds", p.NowMS-dead, RegReapMS/1000), false)
+		f.anchor("@tma_reg_dead_since", dead)
+		return
 	}
 
 	hookClaim := prior.Source == "hook" && prior.State != ""
@@ -138,6 +168,19 @@ func (f *folder) fold() {
 			f.note("hook claim %s is %ds old (window %ds), the manifest sees %s on screen, and the screen shows %s: expired",
 				prior.State, (at-prior.EvidenceAt)/1000, f.t.Decay(prior.State)/1000, prior.State, state)
 			f.decide(state, detail, "capture", at, label, prior.EvidenceAt)
+		case prior.State == "blocked" && state != "" && state != "blocked" && f.a.IsVisible("blocked") && at-prior.EvidenceAt >= UnblockGraceMS:
+			seen := prior.UnblockSeen
+			if seen == 0 || seen > at {
+				seen = at
+			}
+			if at-seen < UnblockConfirmMS {
+				f.hold(fmt.Sprintf("blocked claim but no blocker on screen (%s chrome): confirming on the next cycle", state), true)
+				f.anchor("@tma_unblock_seen", seen)
+				return
+			}
+			f.v.MayOverride = true
+			f.note("the blocked claim's dialog is gone (answered or dismissed with no event) and %s chrome is on screen: released", state)
+			f.decide(state, detail, "capture", at, label, prior.EvidenceAt)
 		default:
 			f.hold(fmt.Sprintf("hook claim %s holds (screen: %s)", prior.State, orDash(state)), true)
 		}
@@ -155,7 +198,7 @@ func (f *folder) fold() {
 			}
 			if at-anchor < int64(f.t.DwellSecs)*1000 {
 				f.hold(fmt.Sprintf("idle chrome for %dms of the %ds dwell: working holds", at-anchor, f.t.DwellSecs), true)
-				f.v.IdleSince = anchor
+				f.anchor("@tma_idle_since", anchor)
 				return
 			}
 			f.note("idle chrome has lasted the %ds dwell", f.t.DwellSecs)
@@ -193,6 +236,14 @@ func (f *folder) decide(state, detail, source string, at int64, label string, gu
 	}
 	f.inputClear()
 	f.note("publish %s%s from %s: %s", state, slashDetail(detail), source, label)
+}
+
+// anchor keeps one of tma's internal clocks on the pane after this commit.
+func (f *folder) anchor(name string, v int64) {
+	if f.v.Anchors == nil {
+		f.v.Anchors = map[string]int64{}
+	}
+	f.v.Anchors[name] = v
 }
 
 // hold keeps the stored tuple. refresh means a screen was read this cycle, so

@@ -146,11 +146,32 @@ func TestFold(t *testing.T) {
 			return p
 		}(), DefaultTuning, "hold working hook refresh"},
 		{"silence never expires a claim", pane(stamped("blocked", "hook", 3_600_000, 3_600_000), blankScreen), DefaultTuning, "hold blocked hook refresh"},
-		{"a young blocked claim survives contrary chrome", pane(stamped("blocked", "hook", 200_000, 200_000), workingScreen), DefaultTuning, "hold blocked hook refresh"},
+		{"a blocked claim with its dialog gone waits one cycle", pane(stamped("blocked", "hook", 200_000, 200_000), workingScreen), DefaultTuning, "hold blocked hook refresh unblock=0s"},
+		{"…and is released on the next (Esc fires no event)", pane(stamped("blocked", "hook", 5000, 5000).with("@tma_unblock_seen", ms(now-1000)), idleScreen), DefaultTuning, "publish idle capture +reset override"},
+		{"a dialog drawn just after its hook is not a release", pane(stamped("blocked", "hook", 400, 400), idleScreen), DefaultTuning, "hold blocked hook refresh"},
+		{"blocker chrome again drops the release anchor", pane(stamped("blocked", "hook", 5000, 5000).with("@agent_detail", "permission").with("@tma_unblock_seen", ms(now-1000)), blockedScreen), DefaultTuning, "hold blocked/permission hook refresh"},
+		{"no rule on screen is no release", pane(stamped("blocked", "hook", 5000, 5000), blankScreen), DefaultTuning, "hold blocked hook refresh"},
 		{"an old blocked claim yields to visible contrary chrome", pane(stamped("blocked", "hook", 301_000, 301_000), workingScreen), DefaultTuning, "publish working capture +reset override"},
 		{"an old idle claim does not expire: idle is not visible", pane(stamped("idle", "hook", 600_000, 600_000), workingScreen), DefaultTuning, "hold idle hook refresh"},
 		{"an old working claim expires to blocked chrome", pane(stamped("working", "hook", 61_000, 61_000), blockedScreen), DefaultTuning, "publish blocked/permission capture +attn +reset override"},
 		{"an old working claim yields to idle chrome only if working is visible", pane(stamped("working", "hook", 61_000, 61_000), idleScreen), DefaultTuning, "publish idle capture +attn +reset override"},
+
+		// Registrations.
+		{"a pid-less registration in a bare shell starts its clock", func() *record.Pane {
+			p := pane(stamped("idle", "hook", 1000, 5000), "")
+			p.Identity, p.AgentPID, p.ShellOnly, p.ForegroundIsAgent = "hook", 0, true, false
+			return p
+		}(), DefaultTuning, "hold idle hook dead=0s"},
+		{"…and is reaped after 30s", func() *record.Pane {
+			p := pane(stamped("idle", "hook", 1000, 5000).with("@tma_reg_dead_since", ms(now-30_000)), "")
+			p.Identity, p.AgentPID, p.ShellOnly, p.ForegroundIsAgent = "hook", 0, true, false
+			return p
+		}(), DefaultTuning, "clear"},
+		{"a container client in the tree keeps it", func() *record.Pane {
+			p := pane(stamped("working", "hook", 1000, 5000).with("@tma_reg_dead_since", ms(now-30_000)), "")
+			p.Identity, p.AgentPID, p.ShellOnly, p.ForegroundIsAgent, p.AgentAlive = "hook", 0, false, false, false
+			return p
+		}(), DefaultTuning, "publish unknown process +reset"},
 
 		// since and attention.
 		{"clock step rewrites since", pane(stamped("idle", "capture", 1000, 5000).with("@agent_since", ms(now+10_000)), workingScreen), DefaultTuning, "publish working capture +reset"},
@@ -224,8 +245,14 @@ func describe(v *record.Verdict) string {
 	if v.Refresh {
 		s += " refresh"
 	}
-	if v.IdleSince > 0 {
-		s += " idle=" + strconv.FormatInt((now-v.IdleSince)/1000, 10) + "s"
+	if a := v.Anchors["@tma_idle_since"]; a > 0 {
+		s += " idle=" + strconv.FormatInt((now-a)/1000, 10) + "s"
+	}
+	if a := v.Anchors["@tma_unblock_seen"]; a > 0 {
+		s += " unblock=" + strconv.FormatInt((now-a)/1000, 10) + "s"
+	}
+	if a := v.Anchors["@tma_reg_dead_since"]; a > 0 {
+		s += " dead=" + strconv.FormatInt((now-a)/1000, 10) + "s"
 	}
 	return s
 }
@@ -263,5 +290,17 @@ func TestExplainNamesEveryRule(t *testing.T) {
 	}
 	if !strings.Contains(v.Winning.Label, "blocked/permission") {
 		t.Fatalf("winning label %q", v.Winning.Label)
+	}
+}
+
+func TestBlockedNotVisibleHolds(t *testing.T) {
+	// pi's manifest cannot see blocked: absence of blocker chrome says nothing.
+	a, err := manifest.Parse("pi", "test", []byte(strings.Replace(testManifest, `visible = ["working", "blocked"]`, `visible = ["working"]`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Fold(pane(stamped("blocked", "hook", 400_000, 400_000).with("@tma_unblock_seen", ms(now-5000)), workingScreen), a, DefaultTuning, false)
+	if describe(v) != "hold blocked hook refresh" {
+		t.Fatalf("got %q", describe(v))
 	}
 }

@@ -193,3 +193,23 @@ func FromList(ps []Proc) *Table {
 	t.link()
 	return t
 }
+
+// Ancestors returns pid and its ancestors, nearest first, reading only their
+// stat files (a hook needs its own chain, not the whole table).
+func Ancestors(pid int) []*Proc {
+	var out []*Proc
+	buf := make([]byte, 1024)
+	for i := 0; i < 64 && pid > 1; i++ {
+		n, err := readInto(filepath.Join("/proc", strconv.Itoa(pid), "stat"), buf)
+		if err != nil {
+			break
+		}
+		p, ok := parseStat(pid, buf[:n])
+		if !ok {
+			break
+		}
+		out = append(out, p)
+		pid = p.PPID
+	}
+	return out
+}

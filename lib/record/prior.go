@@ -19,7 +19,8 @@ type Prior struct {
 	Name, State, Detail, Source, Session string
 	PID                                  int
 	EvidenceAt, Since, StampedAt, TurnAt int64
-	IdleSince, MuteUntil                 int64
+	IdleSince, UnblockSeen, RegDeadSince int64
+	MuteUntil                            int64
 	Attention                            bool
 	// Foreign is an @agent_state outside the closed set (another tool wrote
 	// it); State is then empty and the pane is folded as if unstamped.
@@ -35,7 +36,8 @@ func ParsePrior(o map[string]string) Prior {
 		PID:        int(ms(o["@agent_pid"], false)),
 		EvidenceAt: ms(o["@agent_evidence_at"], true), Since: ms(o["@agent_since"], true),
 		StampedAt: ms(o["@agent_stamped_at"], true), TurnAt: ms(o["@agent_turn_at"], true),
-		IdleSince: ms(o["@tma_idle_since"], true), MuteUntil: ms(o["@agent_mute_until"], false),
+		IdleSince: ms(o["@tma_idle_since"], true), UnblockSeen: ms(o["@tma_unblock_seen"], true),
+		RegDeadSince: ms(o["@tma_reg_dead_since"], true), MuteUntil: ms(o["@agent_mute_until"], false),
 		Attention: o["@agent_attention"] == "1",
 	}
 	if p.State != "" && !ValidState(p.State) {
@@ -56,6 +58,22 @@ func ms(s string, scale bool) int64 {
 		n *= 1000
 	}
 	return n
+}
+
+// AnchorNames are the internal anchor options, in the order they are written.
+var AnchorNames = []string{"@tma_idle_since", "@tma_unblock_seen", "@tma_reg_dead_since"}
+
+// Anchor returns the stored value of one anchor.
+func (p Prior) Anchor(name string) int64 {
+	switch name {
+	case "@tma_idle_since":
+		return p.IdleSince
+	case "@tma_unblock_seen":
+		return p.UnblockSeen
+	case "@tma_reg_dead_since":
+		return p.RegDeadSince
+	}
+	return 0
 }
 
 // Episode is max(since, turn_at): a new turn end on a pane that stayed idle

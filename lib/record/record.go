@@ -152,22 +152,26 @@ type RuleTrace struct {
 // Verdict is what the fold decided for one pane, and everything the stamp
 // needs to commit it with a guard.
 type Verdict struct {
-	State        string      `json:"state"`
-	Detail       string      `json:"detail"`
-	Action       string      `json:"action"`
-	Source       string      `json:"source"`
-	EvidenceAt   int64       `json:"evidence_at"`
-	Since        int64       `json:"since"`
-	EpisodeReset bool        `json:"episode_reset"`
-	SetAttention bool        `json:"set_attention"`
-	ClearAttn    bool        `json:"clear_attention"`
-	MayOverride  bool        `json:"may_override"`
-	Refresh      bool        `json:"refresh"`    // a hold that still refreshes stamped_at (a screen was read)
-	GuardAt      int64       `json:"guard_at"`   // commit only while @agent_evidence_at is at most this
-	IdleSince    int64       `json:"idle_since"` // dwell anchor: idle chrome first seen while working (0 = none)
-	Winning      Evidence    `json:"winning_evidence"`
-	Rules        []RuleTrace `json:"rules,omitempty"`
-	Trace        []string    `json:"trace,omitempty"`
+	State        string `json:"state"`
+	Detail       string `json:"detail"`
+	Action       string `json:"action"`
+	Source       string `json:"source"`
+	EvidenceAt   int64  `json:"evidence_at"`
+	Since        int64  `json:"since"`
+	EpisodeReset bool   `json:"episode_reset"`
+	SetAttention bool   `json:"set_attention"`
+	ClearAttn    bool   `json:"clear_attention"`
+	MayOverride  bool   `json:"may_override"`
+	Refresh      bool   `json:"refresh"`  // a hold that still refreshes stamped_at (a screen was read)
+	GuardAt      int64  `json:"guard_at"` // commit only while @agent_evidence_at is at most this
+	// Anchors are tma's internal clocks kept on the pane, by option name:
+	// @tma_idle_since (the dwell), @tma_unblock_seen (a blocked claim whose
+	// dialog is gone), @tma_reg_dead_since (a pid-less registration in a
+	// bare shell). The value after commit; 0 means unset.
+	Anchors map[string]int64 `json:"anchors,omitempty"`
+	Winning Evidence         `json:"winning_evidence"`
+	Rules   []RuleTrace      `json:"rules,omitempty"`
+	Trace   []string         `json:"trace,omitempty"`
 }
 
 // Unmarshal decodes one line into the concrete record its kind names.

@@ -132,8 +132,11 @@ func observe(pi *tmux.PaneInfo, procs *proc.Table, ms *manifest.Set, now int64) 
 	if registered {
 		// A hook registration outranks both carve-outs: it could only have
 		// been stamped from inside.
-		p.Agent, p.Identity, p.AgentPID = prior.Name, "hook", prior.PID
-		p.AgentAlive = prior.PID > 0 && procs != nil && procs.Contains(pi.PID, prior.PID)
+		alive := prior.PID > 0 && procs != nil && procs.Contains(pi.PID, prior.PID)
+		if prior.PID > 0 && procs != nil && !alive && p.Class != record.ClassRemote {
+			return p // the registered agent exited: the pane is no agent's now
+		}
+		p.Agent, p.Identity, p.AgentPID, p.AgentAlive = prior.Name, "hook", prior.PID, alive
 		if a := getAgent(ms, prior.Name); a != nil && p.Class != record.ClassRemote {
 			p.ForegroundIsAgent = a.MatchesProcess(pi.Command)
 		}
@@ -193,8 +196,8 @@ func needsCapture(p *record.Pane, t fold.Tuning) bool {
 	switch {
 	case prior.StampedAt == 0 || prior.State == "" || prior.Name != p.Agent:
 		return true
-	case prior.State == "working" || prior.IdleSince > 0:
-		return true // the dwell resolves against chrome already on screen
+	case prior.State == "working" || prior.IdleSince > 0 || prior.UnblockSeen > 0:
+		return true // the dwell (and the unblock wait) resolve against chrome already on screen
 	case prior.Source == "hook" && p.NowMS-prior.EvidenceAt > t.Decay(prior.State):
 		return true // a claim this old may be expired by chrome already there
 	}

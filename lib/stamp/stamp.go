@@ -120,11 +120,14 @@ func paneWrite(cyc *record.Cycle, p *record.Pane, v *record.Verdict) (string, er
 	stampAt := max(now, v.EvidenceAt, v.Since)
 	var sets []tmux.Set
 	idle := func() {
-		switch {
-		case v.IdleSince > 0 && v.IdleSince != prior.IdleSince:
-			sets = append(sets, tmux.Set{Name: "@tma_idle_since", Value: n(v.IdleSince)})
-		case v.IdleSince == 0 && prior.IdleSince != 0:
-			sets = append(sets, tmux.Set{Name: "@tma_idle_since", Unset: true})
+		for _, a := range record.AnchorNames {
+			want, have := v.Anchors[a], prior.Anchor(a)
+			switch {
+			case want > 0 && want != have:
+				sets = append(sets, tmux.Set{Name: a, Value: n(want)})
+			case want == 0 && have != 0:
+				sets = append(sets, tmux.Set{Name: a, Unset: true})
+			}
 		}
 	}
 	attn := func() {

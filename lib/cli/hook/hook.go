@@ -1,0 +1,189 @@
+package hook
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/tmaproject/tma/lib/cli/common"
+	libhook "github.com/tmaproject/tma/lib/hook"
+	"github.com/tmaproject/tma/lib/proc"
+	"github.com/tmaproject/tma/lib/tmux"
+)
+
+// HookTimeout bounds each tmux call a hook makes.
+const HookTimeout = 2 * time.Second
+
+// MaxPayload is the most of a payload tma reads; the rest is ignored.
+const MaxPayload = 1 << 20
+
+type cli struct {
+	common.Globals
+	Pane           string `name:"pane" placeholder:"ID" help:"the pane the event is about (default: $TMUX_PANE)."`
+	ClearAttention string `name:"clear-attention" placeholder:"PANE" help:"clear the attention mark on arrival at PANE (and on the pane just left, per $TMA_HOOK_KIND); what the tmux hooks call."`
+	Agent          string `arg:"" optional:"" help:"the agent (a manifest name, e.g. claude)."`
+	Event          string `arg:"" optional:"" help:"the agent's event name (e.g. Stop)."`
+	Payload        string `arg:"" optional:"" help:"the event's payload, for callers that pass it as an argument (default: stdin)."`
+}
+
+// Run is tma-hook's main. It returns 0 whatever happens.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := common.NewEnv("tma-hook", stdin, stdout, stderr)
+	var c cli
+	if _, _, ok := common.Parse(e, &c, "Record one agent hook event in its tmux pane: tma-hook <agent> <event> [payload]; the payload is read from stdin when not given.", args); !ok {
+		return 0
+	}
+	debug := e.Getenv("TMA_HOOK_DEBUG") != ""
+	say := func(format string, a ...any) {
+		if debug {
+			fmt.Fprintf(stderr, "tma-hook: "+format+"\n", a...)
+		}
+	}
+	ctx := context.Background()
+	if c.ClearAttention != "" {
+		if err := clearAttention(ctx, e, &c.Globals, c.ClearAttention, e.Getenv("TMA_HOOK_KIND")); err != nil {
+			say("clear-attention: %v", err)
+		}
+		return 0
+	}
+	if c.Agent == "" || c.Event == "" {
+		fmt.Fprintln(stderr, "tma-hook: usage: tma-hook <agent> <event> [payload]")
+		return 0
+	}
+	payload := c.Payload
+	if payload == "" {
+		payload = readPayload(stdin)
+	}
+	l, err := c.Load(quiet(e))
+	if err != nil {
+		say("%v", err)
+		return 0
+	}
+	a := l.Manifests.Get(c.Agent)
+	if a == nil {
+		say("no manifest for agent %q: nothing to do", c.Agent)
+		return 0
+	}
+	pane := c.Pane
+	if pane == "" {
+		pane = e.Getenv("TMUX_PANE")
+	}
+	if pane == "" {
+		say("no pane ($TMUX_PANE unset and no --pane): nothing to do")
+		return 0
+	}
+	if a.MapEvent(c.Event, payload) == nil && c.Event != "SubagentStart" && c.Event != "SubagentStop" {
+		say("event %s is not mapped for %s", c.Event, a.Name)
+		return 0
+	}
+	tc := c.Tmux(e, l.Config)
+	tc.Timeout = HookTimeout
+	panes, err := listPanes(ctx, tc)
+	if err != nil {
+		say("%s", common.DescribeTmuxError(e, tc, err))
+		return 0
+	}
+	ev := libhook.Event{Agent: a, Name: c.Event, Payload: libhook.ParsePayload(payload), Pane: pane, NowMS: time.Now().UnixMilli()}
+	if m := a.MapEvent(c.Event, payload); m != nil && m.Claim.Lifecycle == "start" {
+		ev.AgentPID = agentPID(a.MatchesProcess, panes, pane)
+	}
+	plan, err := libhook.Build(ev, panes)
+	if err != nil {
+		say("%v", err)
+		return 0
+	}
+	say("%s", plan.Why)
+	if len(plan.Lines) == 0 {
+		return 0
+	}
+	if stderrText, err := tc.Exec(ctx, plan.Lines); err != nil {
+		say("%s", common.DescribeTmuxError(e, tc, err))
+	} else if strings.TrimSpace(stderrText) != "" {
+		say("tmux: %s", strings.TrimSpace(stderrText))
+	}
+	return 0
+}
+
+// quiet drops the manifest warnings a hook would otherwise print into the
+// agent's UI on every event; doctor reports broken manifests.
+func quiet(e *common.Env) *common.Env {
+	q := *e
+	q.Stderr = io.Discard
+	return &q
+}
+
+// readPayload reads stdin, bounded in size and time: an agent that keeps its
+// end open must not hold the hook.
+func readPayload(r io.Reader) string {
+	if f, ok := r.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		return ""
+	}
+	ch := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(r, MaxPayload))
+		ch <- b
+	}()
+	select {
+	case b := <-ch:
+		return string(b)
+	case <-time.After(HookTimeout):
+		return ""
+	}
+}
+
+const sep = "\x1f"
+
+func listPanes(ctx context.Context, c *tmux.Client) ([]libhook.Pane, error) {
+	out, _, err := c.Run(ctx, "", "list-panes", "-a", "-F",
+		"#{pane_id}"+sep+"#{@agent_session}"+sep+"#{@agent_name}"+sep+"#{@agent_subagents}"+sep+"#{@agent_pid}"+sep+"#{pane_pid}")
+	if err != nil {
+		return nil, err
+	}
+	out = strings.ReplaceAll(out, `\037`, sep)
+	var panes []libhook.Pane
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, sep)
+		if len(f) != 6 || !tmux.ValidPaneID(f[0]) {
+			continue
+		}
+		panes = append(panes, libhook.Pane{ID: f[0], Session: f[1], Name: f[2], Subagents: f[3], PID: atoi(f[4]), PanePID: atoi(f[5])})
+	}
+	return panes, nil
+}
+
+// agentPID finds the agent process above this hook: the nearest ancestor the
+// manifest names, inside the pane's tree. 0 when there is none (a container).
+func agentPID(match func(string) bool, panes []libhook.Pane, pane string) int {
+	root := 0
+	for _, p := range panes {
+		if p.ID == pane {
+			root = p.PanePID
+		}
+	}
+	chain := proc.Ancestors(os.Getppid())
+	found := 0
+	for _, p := range chain {
+		if found == 0 && match(p.Comm) {
+			found = p.PID
+		}
+		if p.PID == root {
+			return found
+		}
+	}
+	return 0 // not under this pane: a daemon or another terminal ran the hook
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return 0
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
+}

@@ -1,0 +1,244 @@
+package hook
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tmaproject/tma/lib/manifest"
+	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/tmux"
+)
+
+// TurnDedupMS: two turn ends within this window are one turn. Codex reports
+// a turn's end on two channels (hooks.json Stop and notify) a few ms apart.
+const TurnDedupMS = 3000
+
+// Pane is what the server showed about one pane before the event is applied.
+type Pane struct {
+	ID, Session, Name, Subagents string
+	PID                          int // @agent_pid
+	PanePID                      int
+}
+
+// Event is one hook invocation.
+type Event struct {
+	Agent    *manifest.Agent
+	Name     string // the agent's event name
+	Payload  Payload
+	Pane     string // $TMUX_PANE or --pane
+	AgentPID int    // the agent process found above the hook, 0 if none
+	NowMS    int64
+}
+
+// Plan is the outcome: the lines to run (one tmux invocation) and why.
+type Plan struct {
+	Pane  string
+	Lines []string
+	Why   string
+}
+
+// Build decides what an event writes. panes is the server's pane list; nil
+// Plan lines mean a clean no-op (Why says which).
+func Build(ev Event, panes []Pane) (*Plan, error) {
+	a := ev.Agent
+	if a == nil || a.Hooks == nil {
+		return &Plan{Why: "no manifest with hooks for this agent"}, nil
+	}
+	m := a.MapEvent(ev.Name, ev.Payload.Raw)
+	sub := ev.Payload.SubagentID
+	isSubStart, isSubStop := ev.Name == "SubagentStart", ev.Name == "SubagentStop"
+	if m == nil && !(sub != "" && (isSubStart || isSubStop)) {
+		return &Plan{Why: fmt.Sprintf("event %s is not mapped for %s", ev.Name, a.Name)}, nil
+	}
+
+	// Attribute the event to the pane that registered its session: a shared
+	// agent daemon may run hooks with another pane's $TMUX_PANE.
+	target := ev.Pane
+	var cur *Pane
+	for i := range panes {
+		p := &panes[i]
+		if ev.Payload.Session != "" && p.Session == ev.Payload.Session && p.Name == a.Name {
+			target, cur = p.ID, p
+			break
+		}
+	}
+	if cur == nil {
+		for i := range panes {
+			if panes[i].ID == ev.Pane {
+				cur = &panes[i]
+			}
+		}
+	}
+	if cur == nil || !tmux.ValidPaneID(target) {
+		return &Plan{Why: fmt.Sprintf("pane %q is not on this server", ev.Pane)}, nil
+	}
+	pl := &Plan{Pane: target}
+	T := strconv.FormatInt(ev.NowMS, 10)
+	line := func(guard string, sets []tmux.Set) error {
+		l, err := tmux.Write{Pane: target, Guard: guard, Sets: sets}.Line()
+		if err != nil {
+			return err
+		}
+		pl.Lines = append(pl.Lines, l)
+		return nil
+	}
+
+	// Subagent bookkeeping: a subagent's events never write the parent's state.
+	if sub != "" {
+		ids := strings.Fields(cur.Subagents)
+		switch {
+		case isSubStart && !contains(ids, sub):
+			ids = append(ids, sub)
+		case isSubStop:
+			ids = remove(ids, sub)
+		default:
+			pl.Why = "event from subagent " + sub + ": bookkeeping only"
+			return pl, nil
+		}
+		set := tmux.Set{Name: "@agent_subagents", Value: strings.Join(ids, " ")}
+		if len(ids) == 0 {
+			set = tmux.Set{Name: "@agent_subagents", Unset: true}
+		}
+		pl.Why = "subagent " + sub + " bookkeeping"
+		return pl, line("", []tmux.Set{set})
+	}
+
+	registered := cur.Session != "" && cur.Name == a.Name
+	sameSession := ev.Payload.Session == "" || !registered || ev.Payload.Session == cur.Session
+	switch m.Claim.Lifecycle {
+	case "start":
+		sets := []tmux.Set{{Name: "@agent_name", Value: a.Name}}
+		if ev.Payload.Session != "" {
+			sets = append(sets, tmux.Set{Name: "@agent_session", Value: ev.Payload.Session})
+		}
+		sets = append(sets, tmux.Set{Name: "@agent_pid", Value: strconv.Itoa(ev.AgentPID)})
+		if ev.Payload.Transcript != "" {
+			sets = append(sets, tmux.Set{Name: "@agent_transcript", Value: ev.Payload.Transcript})
+		}
+		if cur.Subagents != "" {
+			sets = append(sets, tmux.Set{Name: "@agent_subagents", Unset: true})
+		}
+		if err := line("", sets); err != nil {
+			return nil, err
+		}
+		// A pane with no state yet starts idle: the agent sits at its prompt.
+		pl.Why = "registered " + a.Name
+		return pl, line("#{==:#{@agent_state},}", claimSets(a.Name, "idle", "", T, false, ev.Payload, false))
+	case "end":
+		if !sameSession {
+			pl.Why = "session end of another session"
+			return pl, nil
+		}
+		var sets []tmux.Set
+		for _, o := range tmux.OptionNames {
+			if !keptOnEnd[o] {
+				sets = append(sets, tmux.Set{Name: o, Unset: true})
+			}
+		}
+		pl.Why = "session ended: stamps cleared"
+		guard := ""
+		if ev.Payload.Session != "" {
+			guard = "#{||:#{==:#{@agent_session},},#{==:#{@agent_session}," + ev.Payload.Session + "}}"
+		}
+		return pl, line(guard, sets)
+	}
+
+	if !sameSession {
+		pl.Why = fmt.Sprintf("event from session %s, pane registered to %s: not this pane's agent", ev.Payload.Session, cur.Session)
+		return pl, nil
+	}
+	state, detail := m.Claim.State, a.NormalizeDetail(m.Claim.Detail)
+	newer := "#{e|<:#{@agent_evidence_at}," + T + "}"
+	// Attention is raised on entering blocked and on a turn's end (done,
+	// even idle to idle); it is written before the tuple so its guard sees
+	// the state the event changes.
+	switch {
+	case m.TurnEnd:
+		dedup := "#{&&:" + newer + ",#{e|>=:#{e|-:" + T + ",#{@agent_turn_at}}," + strconv.Itoa(TurnDedupMS) + "}}"
+		if err := line(dedup, []tmux.Set{{Name: "@agent_attention", Value: "1"}, {Name: "@agent_turn_at", Value: T}}); err != nil {
+			return nil, err
+		}
+	case state == "blocked":
+		if err := line("#{&&:"+newer+",#{!=:#{@agent_state},blocked}}", []tmux.Set{{Name: "@agent_attention", Value: "1"}}); err != nil {
+			return nil, err
+		}
+	}
+	sets := claimSets(a.Name, state, detail, T, state == "blocked", ev.Payload, true)
+	if !registered && ev.Payload.Session != "" {
+		sets = append([]tmux.Set{{Name: "@agent_session", Value: ev.Payload.Session}}, sets...)
+	}
+	pl.Why = fmt.Sprintf("%s → %s%s", ev.Name, state, slash(detail))
+	return pl, line(newer, sets)
+}
+
+// keptOnEnd survive a session's end, as they survive an agent's exit.
+var keptOnEnd = map[string]bool{"@agent_action": true, "@agent_mute_until": true, "@tma_watch_pid": true, "@agent_ignore": true}
+
+// claimSets is one hook claim's tuple, @agent_stamped_at last.
+func claimSets(name, state, detail, T string, pending bool, p Payload, clearPending bool) []tmux.Set {
+	sets := []tmux.Set{
+		{Name: "@agent_since", Format: true, Value: "#{?#{==:#{@agent_state}," + state + "},#{@agent_since}," + T + "}"},
+		{Name: "@agent_name", Value: name},
+		{Name: "@agent_state", Value: state},
+	}
+	if detail != "" {
+		sets = append(sets, tmux.Set{Name: "@agent_detail", Value: detail})
+	} else {
+		sets = append(sets, tmux.Set{Name: "@agent_detail", Unset: true})
+	}
+	sets = append(sets,
+		tmux.Set{Name: "@agent_source", Value: "hook"},
+		tmux.Set{Name: "@agent_evidence_at", Value: T},
+		tmux.Set{Name: "@tma_idle_since", Unset: true},
+		tmux.Set{Name: "@tma_unblock_seen", Unset: true},
+	)
+	if p.Transcript != "" {
+		sets = append(sets, tmux.Set{Name: "@agent_transcript", Value: p.Transcript})
+	}
+	switch {
+	case pending && p.Tool != "":
+		sets = append(sets, tmux.Set{Name: "@agent_pending_tool", Value: p.Tool})
+		sets = append(sets, optional("@agent_pending_call", p.Call), optional("@agent_pending_summary", p.Summary))
+	case clearPending && !pending:
+		for _, o := range []string{"@agent_pending_tool", "@agent_pending_call", "@agent_pending_summary"} {
+			sets = append(sets, tmux.Set{Name: o, Unset: true})
+		}
+	}
+	return append(sets, tmux.Set{Name: "@agent_stamped_at", Value: T})
+}
+
+func optional(name, v string) tmux.Set {
+	if v == "" {
+		return tmux.Set{Name: name, Unset: true}
+	}
+	return tmux.Set{Name: name, Value: v}
+}
+
+func slash(d string) string {
+	if d == "" {
+		return ""
+	}
+	return "/" + d
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func remove(xs []string, s string) []string {
+	out := xs[:0]
+	for _, x := range xs {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+var _ = record.ValidState

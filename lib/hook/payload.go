@@ -1,0 +1,81 @@
+package hook
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// Payload is what tma reads from an event's JSON; everything is optional.
+type Payload struct {
+	Raw        string
+	Session    string // session_id, sessionId, thread-id, thread_id
+	Transcript string
+	SubagentID string // set on events fired inside a subagent
+	Tool       string
+	Call       string // an identifier for the pending call, never its text
+	Summary    string // the command line or path the call would act on
+}
+
+// ParsePayload reads the fields tma uses. A payload that is not a JSON object
+// is kept raw (matchers still see it) and yields no fields.
+func ParsePayload(raw string) Payload {
+	p := Payload{Raw: raw}
+	var m map[string]any
+	if json.Unmarshal([]byte(raw), &m) != nil {
+		return p
+	}
+	p.Session = first(m, "session_id", "sessionId", "sessionID", "thread-id", "thread_id")
+	p.Transcript = first(m, "transcript_path", "transcriptPath")
+	p.SubagentID = first(m, "agent_id", "subagent_id")
+	p.Tool = first(m, "tool_name", "toolName", "tool")
+	if in, ok := m["tool_input"].(map[string]any); ok {
+		p.Summary = first(in, "command", "file_path", "path", "url", "pattern", "query", "description")
+		if id := first(m, "tool_use_id", "toolUseId", "call_id", "callID"); id != "" {
+			p.Call = id
+		} else if b, err := json.Marshal(in); err == nil {
+			sum := sha256.Sum256(append([]byte(p.Tool+"\x00"), b...))
+			p.Call = hex.EncodeToString(sum[:6])
+		}
+	} else if id := first(m, "tool_use_id", "toolUseId", "call_id", "callID"); id != "" {
+		p.Call = id
+	}
+	p.Session = Clean(p.Session, 200)
+	p.Transcript = Clean(p.Transcript, 1024)
+	p.SubagentID = Clean(p.SubagentID, 200)
+	p.Tool = Clean(p.Tool, 120)
+	p.Call = Clean(p.Call, 120)
+	p.Summary = Clean(p.Summary, 120)
+	return p
+}
+
+func first(m map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// Clean makes agent-supplied text safe to store: control bytes become
+// spaces, and it is cut to at most max bytes on a rune boundary.
+func Clean(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.TrimSpace(s)
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
