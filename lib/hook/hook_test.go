@@ -1,0 +1,144 @@
+package hook
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tmaproject/tma/lib/manifest"
+)
+
+const agentToml = `
+min_engine_version = "0.1"
+[identity]
+process_names = ["agent"]
+[hooks]
+covers = ["working", "idle", "blocked", "lifecycle"]
+[[hooks.map]]
+event = "Start"
+claim = { lifecycle = "start" }
+[[hooks.map]]
+event = "Run"
+claim = { state = "working" }
+[[hooks.map]]
+event = "Ask"
+matcher = '"kind"\s*:\s*"permission"'
+claim = { state = "blocked", detail = "permission" }
+[[hooks.map]]
+event = "Done"
+claim = { state = "idle" }
+turn_end = true
+[[hooks.map]]
+event = "End"
+claim = { lifecycle = "end" }
+[capture]
+`
+
+func agent(t *testing.T) *manifest.Agent {
+	a, err := manifest.Parse("agent", "test", []byte(agentToml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func build(t *testing.T, event, payload string, panes []Pane) *Plan {
+	t.Helper()
+	pl, err := Build(Event{Agent: agent(t), Name: event, Payload: ParsePayload(payload), Pane: "%1", NowMS: 1_800_000_000_000}, panes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
+var onePane = []Pane{{ID: "%1"}, {ID: "%2", Session: "s-2", Name: "agent"}}
+
+func TestNoOps(t *testing.T) {
+	cases := map[string]*Plan{
+		"unmapped":           build(t, "Nope", `{}`, onePane),
+		"matcher fails":      build(t, "Ask", `{"kind":"other"}`, onePane),
+		"pane not on server": build(t, "Run", `{}`, []Pane{{ID: "%7"}}),
+		"subagent event":     build(t, "Run", `{"session_id":"s","agent_id":"a1"}`, onePane),
+		"another session":    build(t, "Run", `{"session_id":"x"}`, []Pane{{ID: "%1", Session: "s-1", Name: "agent"}}),
+		"end of another":     build(t, "End", `{"session_id":"x"}`, []Pane{{ID: "%1", Session: "s-1", Name: "agent"}}),
+	}
+	for name, pl := range cases {
+		if len(pl.Lines) != 0 || pl.Why == "" {
+			t.Errorf("%s: lines %q why %q", name, pl.Lines, pl.Why)
+		}
+	}
+	pl, err := Build(Event{Agent: nil, Name: "Run", Pane: "%1"}, onePane)
+	if err != nil || len(pl.Lines) != 0 {
+		t.Errorf("no manifest: %+v %v", pl, err)
+	}
+}
+
+func TestClaimShape(t *testing.T) {
+	pl := build(t, "Ask", `{"kind":"permission","session_id":"s-1","tool_name":"Bash","tool_input":{"command":"rm -rf /tmp/x\nrm -rf ~"}}`, onePane)
+	if len(pl.Lines) != 2 {
+		t.Fatalf("lines = %q", pl.Lines)
+	}
+	raise, tuple := pl.Lines[0], pl.Lines[1]
+	if !strings.Contains(raise, "#{!=:#{@agent_state},blocked}") || !strings.Contains(raise, "@agent_attention") {
+		t.Errorf("attention raise: %s", raise)
+	}
+	for _, want := range []string{"if-shell -F -t %1 '#{e|<:#{@agent_evidence_at},1800000000000}'", "@agent_state '\\''blocked'\\''",
+		"@agent_source '\\''hook'\\''", "@agent_pending_tool '\\''Bash'\\''", "rm -rf /tmp/x rm -rf ~", "@agent_session '\\''s-1'\\''"} {
+		if !strings.Contains(tuple, want) {
+			t.Errorf("tuple lacks %q:\n%s", want, tuple)
+		}
+	}
+	if !strings.HasSuffix(tuple, "@agent_stamped_at '\\''1800000000000'\\'''") {
+		t.Errorf("stamped_at is not last:\n%s", tuple)
+	}
+	if strings.Contains(tuple, "\n") {
+		t.Error("a payload newline reached the command line")
+	}
+}
+
+func TestAttribution(t *testing.T) {
+	// The shared daemon ran the hook with %1's $TMUX_PANE, but the session is %2's.
+	pl := build(t, "Run", `{"session_id":"s-2"}`, onePane)
+	if pl.Pane != "%2" || len(pl.Lines) != 1 || !strings.Contains(pl.Lines[0], "-t %2") {
+		t.Fatalf("plan = %+v", pl)
+	}
+}
+
+func TestTurnEndDedup(t *testing.T) {
+	pl := build(t, "Done", `{}`, onePane)
+	if len(pl.Lines) != 2 || !strings.Contains(pl.Lines[0], "#{e|>=:#{e|-:1800000000000,#{@agent_turn_at}},3000}") {
+		t.Fatalf("turn end = %q", pl.Lines)
+	}
+}
+
+func TestSubagentBookkeeping(t *testing.T) {
+	panes := []Pane{{ID: "%1", Session: "s", Name: "agent", Subagents: "a0"}}
+	pl := build(t, "SubagentStart", `{"session_id":"s","agent_id":"a1"}`, panes)
+	if len(pl.Lines) != 1 || !strings.Contains(pl.Lines[0], "@agent_subagents 'a0 a1'") {
+		t.Fatalf("start = %q", pl.Lines)
+	}
+	panes[0].Subagents = "a1"
+	pl = build(t, "SubagentStop", `{"session_id":"s","agent_id":"a1"}`, panes)
+	if len(pl.Lines) != 1 || !strings.Contains(pl.Lines[0], "set -pu -t %1 @agent_subagents") {
+		t.Fatalf("stop = %q", pl.Lines)
+	}
+}
+
+func TestLifecycle(t *testing.T) {
+	pl := build(t, "Start", `{"session_id":"s-1","transcript_path":"/t"}`, onePane)
+	if len(pl.Lines) != 2 || !strings.Contains(pl.Lines[0], "@agent_session 's-1'") || !strings.Contains(pl.Lines[1], "#{==:#{@agent_state},}") {
+		t.Fatalf("start = %q", pl.Lines)
+	}
+	pl = build(t, "End", `{"session_id":"s-1"}`, []Pane{{ID: "%1", Session: "s-1", Name: "agent"}})
+	if len(pl.Lines) != 1 || !strings.Contains(pl.Lines[0], "set -pu -t %1 @agent_state") || strings.Contains(pl.Lines[0], "@agent_mute_until") {
+		t.Fatalf("end = %q", pl.Lines)
+	}
+}
+
+func TestClean(t *testing.T) {
+	if got := Clean("a\x1b[31mb\tc", 120); got != "a [31mb c" {
+		t.Errorf("got %q", got)
+	}
+	if got := Clean(strings.Repeat("é", 100), 121); len(got) != 120 {
+		t.Errorf("cut on a rune boundary: %d bytes", len(got))
+	}
+}
