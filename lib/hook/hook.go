@@ -36,11 +36,57 @@ type Plan struct {
 	Pane  string
 	Lines []string
 	Why   string
+	// NeedPanes: this event cannot be planned blind; list the panes and
+	// build again (registration, subagent bookkeeping).
+	NeedPanes bool
 }
+
+// Elsewhere is what a blind plan prints when the pane is registered to
+// another session: the event belongs to the pane that registered it (a
+// shared agent daemon runs hooks with another pane's $TMUX_PANE), so the
+// caller lists the panes and builds again.
+const Elsewhere = "tma-hook:elsewhere"
 
 // Build decides what an event writes. panes is the server's pane list; nil
 // Plan lines mean a clean no-op (Why says which).
+//
+// With panes == nil the plan is blind: it targets ev.Pane and checks the
+// pane's session server-side, so the common event costs one tmux spawn.
 func Build(ev Event, panes []Pane) (*Plan, error) {
+	if panes == nil {
+		return blind(ev)
+	}
+	return build(ev, panes)
+}
+
+func blind(ev Event) (*Plan, error) {
+	a := ev.Agent
+	if a == nil || a.Hooks == nil {
+		return &Plan{Why: "no manifest with hooks for this agent"}, nil
+	}
+	m := a.MapEvent(ev.Name, ev.Payload.Raw)
+	if ev.Payload.SubagentID != "" || ev.Name == "SubagentStart" || ev.Name == "SubagentStop" || m != nil && m.Claim.Lifecycle == "start" {
+		return &Plan{NeedPanes: true, Why: "needs the pane list"}, nil
+	}
+	pl, err := build(ev, []Pane{{ID: ev.Pane}})
+	if err != nil || len(pl.Lines) == 0 || ev.Payload.Session == "" {
+		return pl, err
+	}
+	// Only where the pane is registered to this very session; any other pane
+	// (unregistered, or another session's) takes the listed path, which finds
+	// the pane that registered the session if there is one.
+	guard := "#{==:#{@agent_session}," + ev.Payload.Session + "}"
+	for i, l := range pl.Lines {
+		w := "if-shell -F -t " + pl.Pane + " " + tmux.Quote(guard) + " " + tmux.Quote(l)
+		if i == len(pl.Lines)-1 {
+			w += " " + tmux.Quote("display -p "+Elsewhere)
+		}
+		pl.Lines[i] = w
+	}
+	return pl, nil
+}
+
+func build(ev Event, panes []Pane) (*Plan, error) {
 	a := ev.Agent
 	if a == nil || a.Hooks == nil {
 		return &Plan{Why: "no manifest with hooks for this agent"}, nil

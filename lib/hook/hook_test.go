@@ -41,7 +41,7 @@ func agent(t *testing.T) *manifest.Agent {
 	return a
 }
 
-func build(t *testing.T, event, payload string, panes []Pane) *Plan {
+func plan(t *testing.T, event, payload string, panes []Pane) *Plan {
 	t.Helper()
 	pl, err := Build(Event{Agent: agent(t), Name: event, Payload: ParsePayload(payload), Pane: "%1", NowMS: 1_800_000_000_000}, panes)
 	if err != nil {
@@ -54,12 +54,12 @@ var onePane = []Pane{{ID: "%1"}, {ID: "%2", Session: "s-2", Name: "agent"}}
 
 func TestNoOps(t *testing.T) {
 	cases := map[string]*Plan{
-		"unmapped":           build(t, "Nope", `{}`, onePane),
-		"matcher fails":      build(t, "Ask", `{"kind":"other"}`, onePane),
-		"pane not on server": build(t, "Run", `{}`, []Pane{{ID: "%7"}}),
-		"subagent event":     build(t, "Run", `{"session_id":"s","agent_id":"a1"}`, onePane),
-		"another session":    build(t, "Run", `{"session_id":"x"}`, []Pane{{ID: "%1", Session: "s-1", Name: "agent"}}),
-		"end of another":     build(t, "End", `{"session_id":"x"}`, []Pane{{ID: "%1", Session: "s-1", Name: "agent"}}),
+		"unmapped":           plan(t, "Nope", `{}`, onePane),
+		"matcher fails":      plan(t, "Ask", `{"kind":"other"}`, onePane),
+		"pane not on server": plan(t, "Run", `{}`, []Pane{{ID: "%7"}}),
+		"subagent event":     plan(t, "Run", `{"session_id":"s","agent_id":"a1"}`, onePane),
+		"another session":    plan(t, "Run", `{"session_id":"x"}`, []Pane{{ID: "%1", Session: "s-1", Name: "agent"}}),
+		"end of another":     plan(t, "End", `{"session_id":"x"}`, []Pane{{ID: "%1", Session: "s-1", Name: "agent"}}),
 	}
 	for name, pl := range cases {
 		if len(pl.Lines) != 0 || pl.Why == "" {
@@ -73,7 +73,7 @@ func TestNoOps(t *testing.T) {
 }
 
 func TestClaimShape(t *testing.T) {
-	pl := build(t, "Ask", `{"kind":"permission","session_id":"s-1","tool_name":"Bash","tool_input":{"command":"rm -rf /tmp/x\nrm -rf ~"}}`, onePane)
+	pl := plan(t, "Ask", `{"kind":"permission","session_id":"s-1","tool_name":"Bash","tool_input":{"command":"rm -rf /tmp/x\nrm -rf ~"}}`, onePane)
 	if len(pl.Lines) != 2 {
 		t.Fatalf("lines = %q", pl.Lines)
 	}
@@ -97,14 +97,14 @@ func TestClaimShape(t *testing.T) {
 
 func TestAttribution(t *testing.T) {
 	// The shared daemon ran the hook with %1's $TMUX_PANE, but the session is %2's.
-	pl := build(t, "Run", `{"session_id":"s-2"}`, onePane)
+	pl := plan(t, "Run", `{"session_id":"s-2"}`, onePane)
 	if pl.Pane != "%2" || len(pl.Lines) != 1 || !strings.Contains(pl.Lines[0], "-t %2") {
 		t.Fatalf("plan = %+v", pl)
 	}
 }
 
 func TestTurnEndDedup(t *testing.T) {
-	pl := build(t, "Done", `{}`, onePane)
+	pl := plan(t, "Done", `{}`, onePane)
 	if len(pl.Lines) != 2 || !strings.Contains(pl.Lines[0], "#{e|>=:#{e|-:1800000000000,#{@agent_turn_at}},3000}") {
 		t.Fatalf("turn end = %q", pl.Lines)
 	}
@@ -112,23 +112,23 @@ func TestTurnEndDedup(t *testing.T) {
 
 func TestSubagentBookkeeping(t *testing.T) {
 	panes := []Pane{{ID: "%1", Session: "s", Name: "agent", Subagents: "a0"}}
-	pl := build(t, "SubagentStart", `{"session_id":"s","agent_id":"a1"}`, panes)
+	pl := plan(t, "SubagentStart", `{"session_id":"s","agent_id":"a1"}`, panes)
 	if len(pl.Lines) != 1 || !strings.Contains(pl.Lines[0], "@agent_subagents 'a0 a1'") {
 		t.Fatalf("start = %q", pl.Lines)
 	}
 	panes[0].Subagents = "a1"
-	pl = build(t, "SubagentStop", `{"session_id":"s","agent_id":"a1"}`, panes)
+	pl = plan(t, "SubagentStop", `{"session_id":"s","agent_id":"a1"}`, panes)
 	if len(pl.Lines) != 1 || !strings.Contains(pl.Lines[0], "set -pu -t %1 @agent_subagents") {
 		t.Fatalf("stop = %q", pl.Lines)
 	}
 }
 
 func TestLifecycle(t *testing.T) {
-	pl := build(t, "Start", `{"session_id":"s-1","transcript_path":"/t"}`, onePane)
+	pl := plan(t, "Start", `{"session_id":"s-1","transcript_path":"/t"}`, onePane)
 	if len(pl.Lines) != 2 || !strings.Contains(pl.Lines[0], "@agent_session 's-1'") || !strings.Contains(pl.Lines[1], "#{==:#{@agent_state},}") {
 		t.Fatalf("start = %q", pl.Lines)
 	}
-	pl = build(t, "End", `{"session_id":"s-1"}`, []Pane{{ID: "%1", Session: "s-1", Name: "agent"}})
+	pl = plan(t, "End", `{"session_id":"s-1"}`, []Pane{{ID: "%1", Session: "s-1", Name: "agent"}})
 	if len(pl.Lines) != 1 || !strings.Contains(pl.Lines[0], "set -pu -t %1 @agent_state") || strings.Contains(pl.Lines[0], "@agent_mute_until") {
 		t.Fatalf("end = %q", pl.Lines)
 	}
@@ -140,5 +140,28 @@ func TestClean(t *testing.T) {
 	}
 	if got := Clean(strings.Repeat("é", 100), 121); len(got) != 120 {
 		t.Errorf("cut on a rune boundary: %d bytes", len(got))
+	}
+}
+
+func TestBlindPlan(t *testing.T) {
+	a := agent(t)
+	ev := Event{Agent: a, Name: "Run", Payload: ParsePayload(`{"session_id":"s-1"}`), Pane: "%4", NowMS: 5}
+	pl, err := Build(ev, nil)
+	if err != nil || pl.NeedPanes || len(pl.Lines) != 1 {
+		t.Fatalf("%+v %v", pl, err)
+	}
+	l := pl.Lines[0]
+	if !strings.HasPrefix(l, "if-shell -F -t %4 '#{==:#{@agent_session},s-1}' ") || !strings.HasSuffix(l, " 'display -p "+Elsewhere+"'") {
+		t.Errorf("blind line: %s", l)
+	}
+	for _, name := range []string{"Start", "SubagentStart"} {
+		pl, _ := Build(Event{Agent: a, Name: name, Payload: ParsePayload(`{"session_id":"s","agent_id":"x"}`), Pane: "%4"}, nil)
+		if !pl.NeedPanes {
+			t.Errorf("%s planned blind", name)
+		}
+	}
+	// A session id that could break out of a format is no session at all.
+	if p := ParsePayload(`{"session_id":"a},#{pane_id"}`); p.Session != "" {
+		t.Errorf("hostile session id kept: %q", p.Session)
 	}
 }

@@ -42,13 +42,28 @@ func ParsePayload(raw string) Payload {
 	} else if id := first(m, "tool_use_id", "toolUseId", "call_id", "callID"); id != "" {
 		p.Call = id
 	}
-	p.Session = Clean(p.Session, 200)
+	p.Session = sessionID(p.Session)
 	p.Transcript = Clean(p.Transcript, 1024)
 	p.SubagentID = Clean(p.SubagentID, 200)
 	p.Tool = Clean(p.Tool, 120)
 	p.Call = Clean(p.Call, 120)
 	p.Summary = Clean(p.Summary, 120)
 	return p
+}
+
+// sessionID keeps an id that is safe inside a tmux format (it is compared
+// server-side in guards); anything else is treated as no id at all.
+func sessionID(s string) string {
+	if len(s) > 200 {
+		return ""
+	}
+	for _, r := range s {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' || r == ':'
+		if !ok {
+			return ""
+		}
+	}
+	return s
 }
 
 func first(m map[string]any, keys ...string) string {

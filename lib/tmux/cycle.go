@@ -215,15 +215,20 @@ func splitCaptures(out, mark string) map[string]string {
 // is non-nil only when the server could not be reached; per-line failures
 // come back as stderr text.
 func (c *Client) Exec(ctx context.Context, lines []string) (string, error) {
+	_, stderr, err := c.Batch(ctx, lines)
+	return stderr, err
+}
+
+// Batch is Exec that also returns what the lines printed.
+func (c *Client) Batch(ctx context.Context, lines []string) (stdout, stderr string, err error) {
 	if len(lines) == 0 {
-		return "", nil
+		return "", "", nil
 	}
-	_, stderr, err := c.Run(ctx, strings.Join(lines, "\n")+"\n", "source-file", "-")
+	stdout, stderr, err = c.Run(ctx, strings.Join(lines, "\n")+"\n", "source-file", "-")
 	if err != nil {
 		if e, ok := err.(*Error); ok && (e.Kind == nil || e.Kind == ErrPaneGone) {
-			return stderr, nil
+			return stdout, stderr, nil
 		}
-		return stderr, err
 	}
-	return stderr, nil
+	return stdout, stderr, err
 }

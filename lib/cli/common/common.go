@@ -123,6 +123,32 @@ func (g *Globals) Load(e *Env) (*Loaded, error) {
 	return &Loaded{Config: cfg, ConfigPath: path, Manifests: ms}, nil
 }
 
+// LoadAgent reads the config and only the one manifest an agent event
+// needs (a hook runs on every event; parsing every manifest is most of its
+// cost). It returns a nil agent for an unknown or disabled agent.
+func (g *Globals) LoadAgent(e *Env, name string) (*Loaded, *manifest.Agent, error) {
+	cfg, path, err := config.LoadResolved(g.Config, config.Env(e.Lookup))
+	if err != nil {
+		return nil, nil, err
+	}
+	o := manifest.LoadOptions{ManifestDir: g.ManifestDir}
+	if g.ManifestDir == "" {
+		o.UserDir = userManifestDir(e)
+	}
+	a, err := manifest.LoadAgent(o, name)
+	if err != nil || a == nil {
+		return nil, nil, err
+	}
+	set := &manifest.Set{Agents: []*manifest.Agent{a}}
+	for _, ov := range cfg.Agents {
+		set.Override(ov.Name, ov.Enabled, ov.ProcessNames)
+	}
+	if set.Get(name) == nil {
+		return nil, nil, nil // disabled by [[agent]] enabled = false
+	}
+	return &Loaded{Config: cfg, ConfigPath: path, Manifests: set}, set.Get(name), nil
+}
+
 func userManifestDir(e *Env) string {
 	if d := e.Getenv("TMA_CONFIG_DIR"); d != "" {
 		return filepath.Join(d, "agents")

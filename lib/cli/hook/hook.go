@@ -58,12 +58,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if payload == "" {
 		payload = readPayload(stdin)
 	}
-	l, err := c.Load(quiet(e))
+	l, a, err := c.LoadAgent(e, c.Agent)
 	if err != nil {
 		say("%v", err)
 		return 0
 	}
-	a := l.Manifests.Get(c.Agent)
 	if a == nil {
 		say("no manifest for agent %q: nothing to do", c.Agent)
 		return 0
@@ -76,44 +75,50 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		say("no pane ($TMUX_PANE unset and no --pane): nothing to do")
 		return 0
 	}
-	if a.MapEvent(c.Event, payload) == nil && c.Event != "SubagentStart" && c.Event != "SubagentStop" {
-		say("event %s is not mapped for %s", c.Event, a.Name)
-		return 0
-	}
 	tc := c.Tmux(e, l.Config)
 	tc.Timeout = HookTimeout
+	ev := libhook.Event{Agent: a, Name: c.Event, Payload: libhook.ParsePayload(payload), Pane: pane, NowMS: time.Now().UnixMilli()}
+	// The common event is planned blind and costs one tmux spawn; a
+	// registration, a subagent's bookkeeping, or an event whose session lives
+	// in another pane lists the panes first.
+	plan, err := libhook.Build(ev, nil)
+	if err != nil {
+		say("%v", err)
+		return 0
+	}
+	if !plan.NeedPanes {
+		out, errText, err := tc.Batch(ctx, plan.Lines)
+		switch {
+		case err != nil:
+			say("%s", common.DescribeTmuxError(e, tc, err))
+			return 0
+		case strings.TrimSpace(errText) != "":
+			say("tmux: %s", strings.TrimSpace(errText))
+		}
+		if !strings.Contains(out, libhook.Elsewhere) {
+			say("%s", plan.Why)
+			return 0
+		}
+	}
 	panes, err := listPanes(ctx, tc)
 	if err != nil {
 		say("%s", common.DescribeTmuxError(e, tc, err))
 		return 0
 	}
-	ev := libhook.Event{Agent: a, Name: c.Event, Payload: libhook.ParsePayload(payload), Pane: pane, NowMS: time.Now().UnixMilli()}
 	if m := a.MapEvent(c.Event, payload); m != nil && m.Claim.Lifecycle == "start" {
 		ev.AgentPID = agentPID(a.MatchesProcess, panes, pane)
 	}
-	plan, err := libhook.Build(ev, panes)
-	if err != nil {
+	if plan, err = libhook.Build(ev, panes); err != nil {
 		say("%v", err)
 		return 0
 	}
 	say("%s", plan.Why)
-	if len(plan.Lines) == 0 {
-		return 0
-	}
-	if stderrText, err := tc.Exec(ctx, plan.Lines); err != nil {
+	if errText, err := tc.Exec(ctx, plan.Lines); err != nil {
 		say("%s", common.DescribeTmuxError(e, tc, err))
-	} else if strings.TrimSpace(stderrText) != "" {
-		say("tmux: %s", strings.TrimSpace(stderrText))
+	} else if strings.TrimSpace(errText) != "" {
+		say("tmux: %s", strings.TrimSpace(errText))
 	}
 	return 0
-}
-
-// quiet drops the manifest warnings a hook would otherwise print into the
-// agent's UI on every event; doctor reports broken manifests.
-func quiet(e *common.Env) *common.Env {
-	q := *e
-	q.Stderr = io.Discard
-	return &q
 }
 
 // readPayload reads stdin, bounded in size and time: an agent that keeps its
