@@ -1,0 +1,232 @@
+package install
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// WrapperName is the hook wrapper every agent config calls.
+const WrapperName = "tma-hook"
+
+// The values of [install] wrapper_ref.
+const (
+	RefBare     = "bare"
+	RefAbsolute = "absolute"
+)
+
+// Wrapper is the wrapper this install points configs at.
+type Wrapper struct {
+	File string // the wrapper file itself
+	Ref  string // what a config names: "tma-hook", or an absolute path
+	Mode string // RefBare or RefAbsolute
+	// Warnings to print (a store path written for lack of a stable one).
+	Warnings []string
+}
+
+// ErrNotOnPath is the refusal of a bare install whose wrapper $PATH cannot
+// find: the agents would run a name that resolves to nothing.
+type ErrNotOnPath struct{ Path string }
+
+func (e *ErrNotOnPath) Error() string {
+	return "tma-hook is not on $PATH, so the bare reference `tma-hook` would resolve to nothing\n" +
+		"and the agents' hooks would fail silently. Put the directory holding tma-hook on $PATH\n" +
+		"(make install puts it beside tma in ~/.local/bin), or pass --wrapper-ref absolute\n" +
+		"(or set [install] wrapper_ref = \"absolute\") to write its full path instead."
+}
+
+// ResolveWrapper finds the wrapper and the reference to write for mode.
+// The wrapper is --wrapper-path (flagPath), else TMA_WRAPPER_PATH, else
+// tma-hook on $PATH, else tma-hook beside the running binary.
+func (e Env) ResolveWrapper(mode, flagPath string) (*Wrapper, error) {
+	if mode == "" {
+		mode = RefBare
+	}
+	if mode != RefBare && mode != RefAbsolute {
+		return nil, fmt.Errorf("wrapper reference must be %q or %q, got %q", RefBare, RefAbsolute, mode)
+	}
+	named := flagPath
+	if named == "" {
+		named = e.Getenv("TMA_WRAPPER_PATH")
+	}
+	onPath := e.LookPath(WrapperName)
+	w := &Wrapper{Mode: mode}
+	switch {
+	case named != "":
+		w.File = e.expand(named)
+		if !isExec(w.File) {
+			return nil, fmt.Errorf("wrapper %s (from --wrapper-path / TMA_WRAPPER_PATH) is not an executable file", w.File)
+		}
+	case onPath != "":
+		w.File = onPath
+	case e.Self != "":
+		if p := filepath.Join(filepath.Dir(e.Self), WrapperName); isExec(p) {
+			w.File = p
+		}
+	}
+	if mode == RefBare {
+		if onPath == "" {
+			return nil, &ErrNotOnPath{}
+		}
+		if w.File != "" && !SameFile(onPath, w.File) {
+			return nil, fmt.Errorf("tma-hook on $PATH (%s) is not the wrapper at %s: the bare reference would run the first; fix $PATH or pass --wrapper-ref absolute", onPath, w.File)
+		}
+		w.File, w.Ref = onPath, WrapperName
+		return w, nil
+	}
+	if w.File == "" {
+		return nil, fmt.Errorf("no tma-hook wrapper found (not on $PATH, not beside %s); build it (make install) or name it with --wrapper-path", e.Self)
+	}
+	w.Ref = w.File
+	if inStore(w.File) {
+		if p := e.stableAlias(w.File); p != "" {
+			w.Ref = p
+		} else {
+			w.Warnings = append(w.Warnings, fmt.Sprintf("writing the store path %s: no tma-hook outside the store on $PATH reaches it, so the hooks break when this build is garbage-collected", w.File))
+		}
+	}
+	if strings.ContainsAny(w.Ref, "'\"\\$`\n") {
+		return nil, fmt.Errorf("wrapper path %q carries a quote, backslash, $ or newline: tma will not write it into a shell command", w.Ref)
+	}
+	return w, nil
+}
+
+var stores = []string{"/nix/store/", "/gnu/store/"}
+
+func inStore(p string) bool {
+	for _, s := range stores {
+		if strings.HasPrefix(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// stableAlias walks $PATH for a tma-hook outside any store that resolves to
+// the same file as the store path.
+func (e Env) stableAlias(file string) string {
+	for _, dir := range filepath.SplitList(e.Getenv("PATH")) {
+		if dir == "" || inStore(dir+"/") {
+			continue
+		}
+		p := filepath.Join(dir, WrapperName)
+		if isExec(p) && SameFile(p, file) {
+			return p
+		}
+	}
+	return ""
+}
+
+// SameFile reports whether two paths reach the same file.
+func SameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// Reaches reports what file a reference resolves to ("" for nothing): a bare
+// name through $PATH, a path (~/ expanded) directly.
+func (e Env) Reaches(ref string) string {
+	if !strings.Contains(ref, "/") {
+		return e.LookPath(ref)
+	}
+	p := e.expand(ref)
+	if isExec(p) {
+		return p
+	}
+	return ""
+}
+
+// Verdict describes a wired reference against the wrapper: "" when it
+// resolves to the same file.
+func (e Env) Verdict(ref string, w *Wrapper) string {
+	got := e.Reaches(ref)
+	switch {
+	case got == "":
+		return fmt.Sprintf("%s resolves to nothing", ref)
+	case w == nil || w.File == "":
+		return ""
+	case !SameFile(got, w.File):
+		return fmt.Sprintf("%s resolves to %s, not %s", ref, got, w.File)
+	}
+	return ""
+}
+
+// ShellWord quotes s for sh only when it needs it.
+func ShellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+@%:,=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// HookCommand is the shell command a hook entry runs.
+func HookCommand(ref, agent, event string) string {
+	return ShellWord(ref) + " " + agent + " " + event
+}
+
+// ParseHookCommand reads a hook command tma wrote (or one written in the
+// same form): ok when its program is a tma-hook.
+func ParseHookCommand(cmd string) (ref, agent, event string, ok bool) {
+	words := shellWords(cmd)
+	if len(words) < 2 || filepath.Base(words[0]) != WrapperName {
+		return "", "", "", false
+	}
+	ref, agent = words[0], words[1]
+	if len(words) > 2 {
+		event = words[2]
+	}
+	return ref, agent, event, true
+}
+
+// shellWords splits the simple commands tma writes: words separated by
+// blanks, single and double quotes honoured. It stops at a shell operator.
+func shellWords(s string) []string {
+	var out []string
+	var cur strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return out
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			in = true
+		case c == '"':
+			j := i + 1
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' && j+1 < len(s) {
+					j++
+					cur.WriteByte(s[j])
+					continue
+				}
+				cur.WriteByte(s[j])
+			}
+			i = j
+			in = true
+		case c == ' ' || c == '\t':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case strings.IndexByte(";&|<>()\n", c) >= 0:
+			if in {
+				out = append(out, cur.String())
+			}
+			return out
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
+}

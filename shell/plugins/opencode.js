@@ -1,0 +1,71 @@
+// tma: opencode hook forwarder, written by `tma install-hooks opencode`.
+// Do not edit: re-run `tma install-hooks opencode` to update it and
+// `tma install-hooks opencode --uninstall` to remove it.
+//
+// It forwards OpenCode's bus events to `tma-hook opencode <event>` with a JSON
+// payload on stdin: spawned directly (no shell), never awaited, and only
+// inside tmux, so it can neither block nor break OpenCode.
+import { spawn } from "node:child_process";
+
+const TMA_HOOK = __TMA_HOOK__;
+
+// tma event -> the OpenCode sources that raise it ("load" is this plugin
+// being loaded; "session.status:busy" is a session.status event whose status
+// type is busy).
+const EVENTS = __EVENTS__;
+
+function eventFor(source) {
+  for (const name of Object.keys(EVENTS)) {
+    if (EVENTS[name].includes(source)) return name;
+  }
+  return null;
+}
+
+function forward(name, payload) {
+  if (!process.env.TMUX_PANE) return;
+  try {
+    const child = spawn(TMA_HOOK, ["opencode", name], {
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+    });
+    child.on("error", () => {});
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(payload));
+    child.unref();
+  } catch (_) {
+    // A missing wrapper must never disturb OpenCode.
+  }
+}
+
+function fire(source, sessionID, extra) {
+  const name = eventFor(source);
+  if (!name) return;
+  const payload = { hook_event_name: name, source: source };
+  if (sessionID) payload.session_id = sessionID;
+  forward(name, Object.assign(payload, extra));
+}
+
+export const TmaPlugin = async () => {
+  fire("load", "", {});
+  return {
+    event: async ({ event }) => {
+      if (!event || typeof event.type !== "string") return;
+      const p = event.properties || {};
+      let source = event.type;
+      if (source === "session.status") {
+        source += ":" + ((p.status && p.status.type) || "");
+      }
+      if (!eventFor(source)) return;
+      fire(source, p.sessionID || (p.info && p.info.id) || "", { properties: p });
+    },
+    "chat.message": async (input) => {
+      fire("chat.message", (input && input.sessionID) || "", {});
+    },
+    "tool.execute.before": async (input) => {
+      fire("tool.execute.before", (input && input.sessionID) || "", {
+        tool_name: (input && input.tool) || "",
+        tool_use_id: (input && input.callID) || "",
+      });
+    },
+  };
+};
