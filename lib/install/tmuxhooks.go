@@ -107,13 +107,35 @@ func (t *TmuxHooks) Wanted() []string {
 	return hs
 }
 
-// List reads the server's global hooks.
+// knownHooks are the hooks tma has ever installed on: each is asked for by
+// name, since a bare `show-hooks -g` leaves some out (tmux 3.3 does not list
+// pane-focus-in there).
+var knownHooks = []string{HookSelectPane, HookWindowChanged, HookFocusIn, hookOldWindow}
+
+// List reads the server's global entries of every hook tma uses, in one
+// call.
 func (t *TmuxHooks) List(ctx context.Context) ([]HookEntry, error) {
-	out, _, err := t.Client.Run(ctx, "", "show-hooks", "-g")
+	var args []string
+	for i, h := range knownHooks {
+		if i > 0 {
+			args = append(args, ";")
+		}
+		args = append(args, "show-hooks", "-g", h)
+	}
+	out, _, err := t.Client.Run(ctx, "", args...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseHooks(out), nil
+	var hs []HookEntry
+	seen := map[string]bool{}
+	for _, e := range ParseHooks(out) {
+		k := fmt.Sprintf("%s[%d]", e.Hook, e.Index)
+		if !seen[k] {
+			seen[k] = true
+			hs = append(hs, e)
+		}
+	}
+	return hs, nil
 }
 
 // HookState is one hook as --check sees it.

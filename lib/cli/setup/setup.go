@@ -384,7 +384,7 @@ func (r *run) installTmux() {
 	th := r.tmuxHooks(c)
 	ctx := common.Background()
 	entries, err := th.List(ctx)
-	if errors.Is(err, tmux.ErrNoServer) {
+	if errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrNotInstalled) {
 		r.note("no tmux server on %s: the attention-clear tmux hooks are not installed (run install-hooks again with the server up)", r.socket(c))
 		return
 	}
@@ -463,7 +463,7 @@ func (r *run) lastUninstall() {
 	ctx := common.Background()
 	th := r.tmuxHooks(c)
 	entries, err := th.List(ctx)
-	if errors.Is(err, tmux.ErrNoServer) {
+	if errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrNotInstalled) {
 		r.note("no tmux server on %s: no tmux hooks or pane options to clear", r.socket(c))
 		r.record.SetTmux(r.socket(c), "", nil, r.now)
 		return
@@ -538,7 +538,7 @@ func (r *run) check() int {
 	th := r.tmuxHooks(c)
 	entries, err := th.List(common.Background())
 	switch {
-	case errors.Is(err, tmux.ErrNoServer):
+	case errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrNotInstalled):
 		r.note("no tmux server on %s: the tmux hooks were not checked", r.socket(c))
 	case err != nil:
 		problems = append(problems, "tmux hooks: "+common.DescribeTmuxError(r.e, c, err))

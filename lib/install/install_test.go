@@ -1,0 +1,70 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestParseHookCommand(t *testing.T) {
+	for cmd, want := range map[string][3]string{
+		"tma-hook claude Stop":                      {"tma-hook", "claude", "Stop"},
+		"'/a b/tma-hook' codex PreToolUse":          {"/a b/tma-hook", "codex", "PreToolUse"},
+		"/x/tma-hook gemini AfterAgent 2>/dev/null": {"/x/tma-hook", "gemini", "AfterAgent"},
+	} {
+		ref, agent, ev, ok := ParseHookCommand(cmd)
+		if !ok || [3]string{ref, agent, ev} != want {
+			t.Errorf("%q: %v %q %q %q", cmd, ok, ref, agent, ev)
+		}
+	}
+	if _, _, _, ok := ParseHookCommand("notify-send claude Stop"); ok {
+		t.Error("foreign command taken for tma's")
+	}
+	if c := HookCommand("/a b/tma-hook", "claude", "Stop"); c != "'/a b/tma-hook' claude Stop" {
+		t.Errorf("%q", c)
+	}
+}
+
+func TestStoreAlias(t *testing.T) {
+	// A wrapper in a store is written as the $PATH entry outside it that
+	// reaches the same file; the store test uses a fake prefix.
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store", "tma-hook")
+	profile := filepath.Join(dir, "profile")
+	os.MkdirAll(filepath.Dir(store), 0o755)
+	os.MkdirAll(profile, 0o755)
+	os.WriteFile(store, []byte("#!/bin/sh\n"), 0o755)
+	os.Symlink(store, filepath.Join(profile, "tma-hook"))
+	stores = append(stores, filepath.Join(dir, "store")+"/")
+	defer func() { stores = stores[:len(stores)-1] }()
+	env := map[string]string{"PATH": profile, "HOME": dir}
+	e := Env{Getenv: func(k string) string { return env[k] }}
+	w, err := e.ResolveWrapper(RefAbsolute, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Ref != filepath.Join(profile, "tma-hook") {
+		t.Errorf("ref %q, want the profile path", w.Ref)
+	}
+	env["PATH"] = t.TempDir()
+	w, err = e.ResolveWrapper(RefAbsolute, store)
+	if err != nil || w.Ref != store || len(w.Warnings) != 1 {
+		t.Errorf("no alias: %v %q %v", err, w.Ref, w.Warnings)
+	}
+}
+
+func TestParseHooksAndNormalize(t *testing.T) {
+	out := "after-select-pane[0] display-message -p hi\nafter-select-pane[3] " + ClearCommand("/t/tma", HookSelectPane) + "\nclient-focus-in\n"
+	hs := ParseHooks(out)
+	if len(hs) != 2 || hs[1].Index != 3 || !hs[1].Ours() || hs[0].Ours() {
+		t.Fatalf("%+v", hs)
+	}
+	if !SameCommand(`run-shell 'x #{pane_id}'`, `run-shell "x ##{pane_id}"`) {
+		t.Error("quoting variants differ")
+	}
+	th := &TmuxHooks{TmaPath: "/t/tma"}
+	lines, _ := th.InstallLines(hs)
+	if len(lines) != 1 || lines[0][:len("set-hook -ga session-window-changed")] != "set-hook -ga session-window-changed" {
+		t.Errorf("%q", lines)
+	}
+}
