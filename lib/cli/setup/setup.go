@@ -60,9 +60,10 @@ type initCmd struct {
 
 type cli struct {
 	common.Globals
-	InstallHooks hooksCmd `cmd:"" name:"install-hooks" help:"install, uninstall or verify the agent and tmux hook wiring."`
-	InstallKeys  keysCmd  `cmd:"" name:"install-keys" help:"install tma's tmux keybindings (not built yet)."`
-	Init         initCmd  `cmd:"" name:"init" help:"first-run setup (not built yet)."`
+	InstallHooks hooksCmd  `cmd:"" name:"install-hooks" help:"install, uninstall or verify the agent and tmux hook wiring."`
+	InstallKeys  keysCmd   `cmd:"" name:"install-keys" help:"install tma's tmux keybindings (not built yet)."`
+	Init         initCmd   `cmd:"" name:"init" help:"first-run setup (not built yet)."`
+	Doctor       doctorCmd `cmd:"" name:"doctor" help:"diagnose each agent pane's tier and why (read-only)."`
 }
 
 // Run is tma-setup's main.
@@ -77,6 +78,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case strings.HasPrefix(cmd, "install-hooks"):
 		r := &run{e: e, g: &c.Globals, h: &c.InstallHooks, now: time.Now()}
 		return r.main()
+	case cmd == "doctor":
+		r := &run{e: e, g: &c.Globals, h: &hooksCmd{}, now: time.Now()}
+		return r.doctor(&c.Doctor)
 	default:
 		name := strings.Fields(cmd)[0]
 		e.Errorf("%s is not built yet", name)

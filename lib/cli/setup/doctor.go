@@ -1,0 +1,525 @@
+package setup
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/install"
+	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/scan"
+	"github.com/tmaproject/tma/lib/tmux"
+)
+
+type doctorCmd struct {
+	JSON     bool `name:"json" help:"print the whole diagnosis as one schema-1 object."`
+	ExitCode bool `name:"exit-code" help:"exit non-zero on findings (warnings, or panes below the tier their manifest supports); the verdict goes to stderr."`
+}
+
+// AmbientStaleMS: a driver that has not run for this long is not polling.
+// The stamp writes @tma_last_poll at least every 30 s while it runs.
+const AmbientStaleMS = 60_000
+
+// Doctor is the doctor --json document.
+type Doctor struct {
+	Schema            int          `json:"schema"`
+	Server            dServer      `json:"server"`
+	Daemon            dDaemon      `json:"daemon"`
+	AmbientDriver     dAmbient     `json:"ambient_driver"`
+	Clients           dClients     `json:"clients"`
+	StatusOption      dStatus      `json:"status_option"`
+	Mouse             dMouse       `json:"mouse"`
+	Watch             dWatch       `json:"watch"`
+	Wrapper           dWrapper     `json:"wrapper"`
+	Notify            dNotify      `json:"notify"`
+	TmuxHooks         []dHook      `json:"tmux_hooks"`
+	Manifests         dManifests   `json:"manifests"`
+	ProcessNameIssues []dNameIssue `json:"process_name_issues"`
+	ProcessWalk       dWalk        `json:"process_walk"`
+	Nested            []dPaneNote  `json:"nested_multiplexers"`
+	RemotePanes       []dPaneNote  `json:"remote_panes"`
+	IgnoredPanes      []dPaneNote  `json:"ignored_panes"`
+	StampIssues       []dPaneNote  `json:"stamp_issues"`
+	Agents            []dAgent     `json:"agents"`
+	Actions           dActions     `json:"actions"`
+	Warnings          int          `json:"warnings"`
+	BelowTier         int          `json:"below_tier"`
+}
+
+type dServer struct {
+	Socket      string `json:"socket"`
+	Reachable   bool   `json:"reachable"`
+	TmuxVersion string `json:"tmux_version"`
+	Old         bool   `json:"older_than_3_6"`
+}
+type dDaemon struct {
+	Alive  bool   `json:"alive"`
+	Socket string `json:"socket"`
+}
+type dAmbient struct {
+	Polling    bool   `json:"polling"`
+	LastPollMS *int64 `json:"last_poll_ms"`
+	AgeMS      *int64 `json:"age_ms"`
+}
+type dClients struct {
+	Attached int  `json:"attached"`
+	Warning  bool `json:"warning"`
+}
+type dStatus struct {
+	On bool `json:"on"`
+}
+type dMouse struct {
+	BindingsInstalled bool `json:"bindings_installed"`
+	On                bool `json:"on"`
+}
+type dWatch struct {
+	Watchers int `json:"watchers"`
+}
+type dWrapper struct {
+	Ref     string  `json:"ref"`
+	File    string  `json:"file"`
+	OK      bool    `json:"ok"`
+	Problem *string `json:"problem"`
+}
+type dNotify struct {
+	Failed bool `json:"failed"`
+}
+type dHook struct {
+	Hook  string `json:"hook"`
+	State string `json:"state"`
+}
+type dManifests struct {
+	Loaded  int        `json:"loaded"`
+	Skipped []dSkipped `json:"skipped"`
+}
+type dSkipped struct {
+	File  string `json:"file"`
+	Error string `json:"error"`
+}
+type dNameIssue struct {
+	Agent string `json:"agent"`
+	Name  string `json:"name"`
+}
+type dWalk struct {
+	OK bool `json:"ok"`
+}
+type dPaneNote struct {
+	Pane    string `json:"pane"`
+	Locator string `json:"locator"`
+	Detail  string `json:"detail"`
+}
+type dAgent struct {
+	Pane          string  `json:"pane"`
+	Agent         string  `json:"agent"`
+	Locator       string  `json:"locator"`
+	Tier          int     `json:"tier"`
+	TierReason    *string `json:"tier_reason"`
+	State         *string `json:"state"`
+	Detail        *string `json:"detail"`
+	Source        *string `json:"source"`
+	EvidenceAgeMS *int64  `json:"evidence_age_ms"`
+	HookStatus    string  `json:"hook_status"`
+	HookNote      *string `json:"hook_note"`
+	HookDemoted   bool    `json:"hook_demoted"`
+	Model         *string `json:"model"`
+}
+type dActions struct {
+	Loaded int      `json:"loaded"`
+	Issues []string `json:"issues"`
+}
+
+func strp(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// doctor diagnoses the server the globals name. It is read-only: it
+// observes the panes as the cycle does (without capturing) and stamps
+// nothing.
+func (r *run) doctor(d *doctorCmd) int {
+	l, err := r.g.Load(quietEnv(r.e))
+	if err != nil {
+		r.e.Errorf("%v", err)
+		return common.ExitFail
+	}
+	r.loaded = l
+	self, _ := os.Executable()
+	r.env = install.Env{Getenv: r.e.Getenv, Self: self, Flags: r.h.flags()}
+	r.tmaPath = r.findTma(self)
+	r.wrapper, r.wrapErr = r.env.ResolveWrapper(l.Config.Install.WrapperRef, "")
+	if r.record, err = install.LoadRecord(r.env.RecordPath()); err != nil {
+		r.e.Errorf("%v", err)
+		return common.ExitFail
+	}
+	if r.slRecord, err = install.LoadStatusline(r.env.StatuslinePath()); err != nil {
+		r.e.Errorf("%v", err)
+		return common.ExitFail
+	}
+	doc, text := r.diagnose()
+	if d.JSON {
+		b, _ := json.Marshal(doc)
+		fmt.Fprintf(r.e.Stdout, "%s\n", b)
+	} else {
+		fmt.Fprint(r.e.Stdout, text)
+	}
+	if d.ExitCode {
+		fmt.Fprintf(r.e.Stderr, "tma: doctor: %d warning(s), %d pane(s) below the tier their manifest supports\n", doc.Warnings, doc.BelowTier)
+		if doc.Warnings > 0 || doc.BelowTier > 0 {
+			return common.ExitFail
+		}
+	}
+	return common.ExitOK
+}
+
+// quietEnv keeps the loader's per-manifest warnings off stderr: doctor
+// reports skipped manifests in its own agents: line.
+func quietEnv(e *common.Env) *common.Env {
+	q := *e
+	q.Stderr = discard{}
+	return &q
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// daemonSocket is where a tier-3 daemon for this server would listen.
+func daemonSocket(server string) string {
+	sum := sha256.Sum256([]byte(server))
+	return filepath.Join(os.TempDir(), "tma-"+strconv.Itoa(os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
+}
+
+func (r *run) diagnose() (*Doctor, string) {
+	doc := &Doctor{Schema: 1, TmuxHooks: []dHook{}, ProcessNameIssues: []dNameIssue{}, Nested: []dPaneNote{},
+		RemotePanes: []dPaneNote{}, IgnoredPanes: []dPaneNote{}, StampIssues: []dPaneNote{}, Agents: []dAgent{},
+		Manifests: dManifests{Skipped: []dSkipped{}}, Actions: dActions{Issues: []string{}}, ProcessWalk: dWalk{OK: true}}
+	var b strings.Builder
+	line := func(label, format string, a ...any) {
+		fmt.Fprintf(&b, "%-9s%s\n", label, fmt.Sprintf(format, a...))
+	}
+	sub := func(format string, a ...any) { fmt.Fprintf(&b, "  "+format+"\n", a...) }
+	warn := func() { doc.Warnings++ }
+	now := time.Now().UnixMilli()
+	ctx := common.Background()
+	c := r.client()
+	doc.Server.Socket = r.socket(c)
+
+	res, serr := scan.Run(ctx, c, scan.Options{Manifests: r.loaded.Manifests, Tuning: r.loaded.Tuning(), Host: common.Host(),
+		Now: func() int64 { return time.Now().UnixMilli() }, NoCapture: true})
+	if serr == nil {
+		doc.Server.Reachable, doc.Server.Socket, doc.Server.TmuxVersion = true, res.Cycle.Server, res.Cycle.TmuxVersion
+		doc.Server.Old = olderThan(res.Cycle.TmuxVersion, 3, 6)
+	}
+	doc.Daemon.Socket = daemonSocket(doc.Server.Socket)
+
+	if serr != nil {
+		line("server:", "%s", common.DescribeTmuxError(r.e, c, serr))
+		warn()
+	}
+	line("daemon:", "not running (%s) — tier 3 needs a running daemon (`tma daemon --ensure`)", doc.Daemon.Socket)
+	if serr == nil {
+		if res.Cycle.LastPollMS > 0 {
+			lp, age := res.Cycle.LastPollMS, now-res.Cycle.LastPollMS
+			doc.AmbientDriver.LastPollMS, doc.AmbientDriver.AgeMS = &lp, &age
+			doc.AmbientDriver.Polling = age <= AmbientStaleMS
+		}
+		if doc.AmbientDriver.Polling {
+			line("ambient:", "polling — `tma status` last ran %.1fs ago", float64(*doc.AmbientDriver.AgeMS)/1000)
+		} else {
+			line("ambient:", "NOT polling — nothing invokes `tma status`; add `#(tma status)` to status-right (required ambient driver)")
+		}
+		for _, cl := range res.Cycle.Clients {
+			if !cl.Control {
+				doc.Clients.Attached++
+			}
+		}
+		if doc.Clients.Attached > 0 {
+			line("clients:", "%d attached", doc.Clients.Attached)
+		} else {
+			doc.Clients.Warning = true
+			warn()
+			line("clients:", "none attached — `#()` status jobs only run while a client draws the status line, so nothing polls this server (run the daemon or attach a client)")
+		}
+		for _, p := range res.Panes {
+			if pid, err := strconv.Atoi(p.Opts["@tma_watch_pid"]); err == nil && pid > 0 && syscall.Kill(pid, 0) == nil {
+				doc.Watch.Watchers++
+			}
+		}
+		if doc.Watch.Watchers > 0 {
+			line("watch:", "%d watcher running (nudged on focus change)", doc.Watch.Watchers)
+		} else {
+			line("watch:", "no watcher running (`tma watch` advertises for SIGUSR1 nudges)")
+		}
+	}
+
+	// The tmux server hooks.
+	if serr == nil {
+		th := r.tmuxHooks(c)
+		entries, err := th.List(ctx)
+		if err == nil {
+			var recorded []string
+			if tr := r.record.TmuxFor(r.socket(c)); tr != nil {
+				recorded = tr.Hooks
+			}
+			var parts, reasons []string
+			for _, hs := range th.Check(entries, recorded) {
+				state := map[string]string{"ok": "ok", "stale": "drifted"}[hs.State]
+				if state == "" {
+					state = hs.State
+				}
+				doc.TmuxHooks = append(doc.TmuxHooks, dHook{Hook: hs.Hook, State: state})
+				if hs.State == "ok" {
+					parts = append(parts, hs.Hook+" ✓")
+					continue
+				}
+				warn()
+				parts = append(parts, hs.Hook+" ✗ "+state)
+				reasons = append(reasons, hs.Problem())
+			}
+			line("hooks:", "%s", strings.Join(parts, "  "))
+			for _, rs := range reasons {
+				sub("%s", rs)
+			}
+		}
+	}
+
+	// The wrapper.
+	switch {
+	case r.wrapErr != nil:
+		warn()
+		msg := strings.SplitN(r.wrapErr.Error(), "\n", 2)[0]
+		var np *install.ErrNotOnPath
+		if errors.As(r.wrapErr, &np) {
+			msg = "tma-hook ✗ not on $PATH"
+		}
+		doc.Wrapper = dWrapper{Ref: "tma-hook", Problem: &msg}
+		line("wrapper:", "%s", msg)
+	case r.wrapper.Mode == install.RefBare:
+		doc.Wrapper = dWrapper{Ref: r.wrapper.Ref, File: r.wrapper.File, OK: true}
+		line("wrapper:", "tma-hook ✓ on $PATH (%s)", r.wrapper.File)
+	default:
+		doc.Wrapper = dWrapper{Ref: r.wrapper.Ref, File: r.wrapper.File, OK: true}
+		if r.wrapper.Ref == r.wrapper.File {
+			line("wrapper:", "%s ✓", r.wrapper.Ref)
+		} else {
+			line("wrapper:", "%s ✓ (%s)", r.wrapper.Ref, r.wrapper.File)
+		}
+	}
+
+	// Manifests and actions.
+	ms := r.loaded.Manifests
+	doc.Manifests.Loaded = len(ms.Agents)
+	for _, p := range ms.Problems {
+		doc.Manifests.Skipped = append(doc.Manifests.Skipped, dSkipped{File: p.File, Error: p.Err.Error()})
+		warn()
+	}
+	for _, a := range ms.Agents {
+		for _, n := range a.ProcessNames {
+			if len(n) > 15 && !truncatedListed(a.ProcessNames, n) {
+				doc.ProcessNameIssues = append(doc.ProcessNameIssues, dNameIssue{Agent: a.Name, Name: n})
+				warn()
+			}
+		}
+	}
+	if len(doc.Manifests.Skipped)+len(doc.ProcessNameIssues) == 0 {
+		line("agents:", "%d loaded, no issues", doc.Manifests.Loaded)
+	} else {
+		line("agents:", "%d loaded, %d skipped:", doc.Manifests.Loaded, len(doc.Manifests.Skipped))
+		for _, s := range doc.Manifests.Skipped {
+			sub("- %s", s.Error)
+		}
+		for _, n := range doc.ProcessNameIssues {
+			sub("- %s: process_names entry %q is longer than 15 characters and can never match (list its 15-character spelling too)", n.Agent, n.Name)
+		}
+	}
+	line("actions:", "0 loaded (tma act is not built yet)")
+
+	if serr != nil {
+		doc.ProcessWalk.OK = true
+		b.WriteString("\npanes (0):\n")
+		return doc, b.String()
+	}
+	if doc.Server.Old {
+		line("tmux:", "%s is older than 3.6 — tma is developed and tested against 3.6 or newer (it runs on 3.3+; upgrade tmux if something misbehaves)", doc.Server.TmuxVersion)
+	}
+	if out, _, err := c.Run(ctx, "", "show-options", "-gqv", "status"); err == nil && strings.TrimSpace(out) == "off" {
+		warn()
+		line("status:", "the global `status` option is off — the `#(tma status)` driver never runs and `display-message` notifications are invisible (`tmux set -g status on`)")
+	} else {
+		doc.StatusOption.On = true
+	}
+
+	// Out-of-scope panes, and stamps tma cannot read.
+	var agents []*record.Pane
+	for _, p := range res.Panes {
+		loc := p.Locator()
+		prior := record.ParsePrior(p.Opts)
+		if p.Procs < 0 {
+			doc.ProcessWalk.OK = false
+		}
+		switch {
+		case p.Class == record.ClassIgnored:
+			doc.IgnoredPanes = append(doc.IgnoredPanes, dPaneNote{p.Pane, loc, p.Opts["@agent_ignore"]})
+			continue
+		case p.Class == record.ClassNested:
+			doc.Nested = append(doc.Nested, dPaneNote{p.Pane, loc, p.Command})
+			continue
+		case p.Class == record.ClassRemote && p.Agent == "":
+			d := p.Command
+			if prior.State != "" || prior.Name != "" {
+				d += "; its @agent_* options are held, not refreshed"
+			}
+			doc.RemotePanes = append(doc.RemotePanes, dPaneNote{p.Pane, loc, d})
+			continue
+		case p.Class == record.ClassRemote:
+			doc.RemotePanes = append(doc.RemotePanes, dPaneNote{p.Pane, loc, p.Command + "; registered, hook events only"})
+		}
+		switch {
+		case prior.Foreign != "":
+			doc.StampIssues = append(doc.StampIssues, dPaneNote{p.Pane, loc, "@agent_state = " + prior.Foreign + " is not a state token"})
+			warn()
+		case prior.State != "" && p.Opts["@agent_stamped_at"] == "":
+			doc.StampIssues = append(doc.StampIssues, dPaneNote{p.Pane, loc, "@agent_state = " + prior.State + " with no @agent_stamped_at: another tool wrote it"})
+			warn()
+		}
+		if p.Agent != "" {
+			agents = append(agents, p)
+		}
+	}
+	if !doc.ProcessWalk.OK {
+		warn()
+		line("procs:", "the process walk failed — detection cannot see what runs in a pane; only hook-registered panes are listed below")
+	}
+	section := func(label, head string, notes []dPaneNote, render func(dPaneNote) string) {
+		if len(notes) == 0 {
+			return
+		}
+		line(label, "%d pane(s) %s", len(notes), head)
+		for _, n := range notes {
+			sub("- %s %s (%s)", n.Pane, n.Locator, render(n))
+		}
+	}
+	section("remote:", "behind a remote shell — an agent there reports only if it can reach this tmux socket (see docs/hooks.md)", doc.RemotePanes, func(n dPaneNote) string { return n.Detail })
+	section("ignored:", "excluded from detection — unset the option to bring one back (`tmux set-option -pu -t <pane> @agent_ignore`)", doc.IgnoredPanes, func(n dPaneNote) string { return "ignored via @agent_ignore = " + n.Detail })
+	section("nested:", "running a multiplexer client — agent state lives on the inner server; run tma there", doc.Nested, func(n dPaneNote) string { return n.Detail })
+	section("stamps:", "carry a stamp tma cannot decode or did not write", doc.StampIssues, func(n dPaneNote) string { return n.Detail })
+
+	// The per-pane blocks.
+	sort.SliceStable(agents, func(i, j int) bool { return agents[i].Locator() < agents[j].Locator() })
+	status := map[string]*install.Status{}
+	fmt.Fprintf(&b, "\npanes (%d):\n", len(agents))
+	for _, p := range agents {
+		a := ms.Get(p.Agent)
+		da := dAgent{Pane: p.Pane, Agent: p.Agent, Locator: p.Locator(), Tier: 1, Model: strp(p.Opts["@agent_model"])}
+		prior := record.ParsePrior(p.Opts)
+		head := "unstamped"
+		if prior.State != "" {
+			age := now - prior.EvidenceAt
+			da.State, da.Detail, da.Source, da.EvidenceAgeMS = strp(prior.State), strp(prior.Detail), strp(prior.Source), &age
+			head = fmt.Sprintf("%s%s (%s, %.1fs ago)", prior.State, slashed(prior.Detail), prior.Source, float64(age)/1000)
+		}
+		ad := install.Lookup(p.Agent)
+		supports := 1
+		switch {
+		case a == nil || a.Hooks == nil:
+			da.HookStatus = "hookless"
+		case ad == nil:
+			da.HookStatus = "no_adapter"
+		default:
+			supports = 2
+			st, ok := status[p.Agent]
+			if !ok {
+				st, _ = ad.Check(r.ctx(ad))
+				status[p.Agent] = st
+			}
+			switch {
+			case st == nil || !st.Wired:
+				da.HookStatus = "not_installed"
+			case len(st.Problems) > 0:
+				da.HookStatus = "incomplete"
+				warn()
+			default:
+				da.HookStatus, da.Tier = "wired", 2
+				for _, n := range st.Notes {
+					if strings.Contains(n, "chained") {
+						da.HookNote = strp(n)
+					}
+				}
+			}
+		}
+		var reason string
+		switch {
+		case da.Tier == 2:
+			reason = "not tier 3: daemon not running (events direct-stamp; run `tma daemon --ensure` for the daemon tier)"
+		case da.HookStatus == "not_installed":
+			reason = fmt.Sprintf("not tier 2: hooks not installed for %s (run `tma install-hooks %s`)", p.Agent, p.Agent)
+		case da.HookStatus == "incomplete":
+			reason = fmt.Sprintf("not tier 2: hook wiring for %s is incomplete (run `tma install-hooks --check`, then `tma install-hooks %s`)", p.Agent, p.Agent)
+		case da.HookStatus == "hookless":
+			reason = fmt.Sprintf("not tier 2: %s is hookless (screen detection only, so there is no hook tier to reach)", p.Agent)
+		default:
+			reason = fmt.Sprintf("not tier 2: tma ships no install-hooks adapter for %s; wire its hooks by hand to call tma-hook %s <event>", p.Agent, p.Agent)
+		}
+		da.TierReason = &reason
+		if da.Tier < supports {
+			doc.BelowTier++
+		}
+		da.HookDemoted = prior.Session != "" && prior.Source == "capture"
+		fmt.Fprintf(&b, "  %-5s%-11s%-13stier %d   %s\n", p.Pane, p.Agent, p.Locator(), da.Tier, head)
+		hl := map[string]string{"wired": "wired", "incomplete": "incomplete", "not_installed": "not installed", "hookless": "none (hookless agent)", "no_adapter": "no adapter"}[da.HookStatus]
+		if da.HookNote != nil {
+			hl += " (" + *da.HookNote + ")"
+		}
+		fmt.Fprintf(&b, "       hooks: %s\n", hl)
+		if da.HookDemoted {
+			warn()
+			fmt.Fprintf(&b, "       demoted: registered through a hook, but its state came from the screen (run `tma install-hooks --check`)\n")
+		}
+		if da.Model != nil {
+			fmt.Fprintf(&b, "       model: %s\n", *da.Model)
+		}
+		fmt.Fprintf(&b, "       %s\n", reason)
+		doc.Agents = append(doc.Agents, da)
+	}
+	return doc, b.String()
+}
+
+func slashed(d string) string {
+	if d == "" {
+		return ""
+	}
+	return "/" + d
+}
+
+func truncatedListed(names []string, n string) bool {
+	for _, m := range names {
+		if m == n[:15] {
+			return true
+		}
+	}
+	return false
+}
+
+// olderThan compares a tmux version ("3.3a", "next-3.8", "master") with major.minor.
+func olderThan(v string, major, minor int) bool {
+	v = strings.TrimPrefix(v, "next-")
+	var ma, mi int
+	if _, err := fmt.Sscanf(v, "%d.%d", &ma, &mi); err != nil {
+		return false
+	}
+	return ma < major || ma == major && mi < minor
+}
+
+var _ = tmux.ValidPaneID

@@ -1,0 +1,90 @@
+package integration
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestDoctor(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	b := e.s.StartAgent("codex", claudeIdle)
+	ign := e.s.StartAgent("claude", claudeIdle)
+	e.s.MustRun("set-option", "-p", "-t", ign.Pane, "@agent_ignore", "manual")
+	foreign := e.s.StartAgent("claude", claudeIdle)
+
+	// Before any driver ran: not polling, nothing installed, tier 1.
+	out, errs, code := e.tma("doctor", "--exit-code")
+	if code != 1 || !strings.Contains(errs, "tma: doctor: ") || !strings.Contains(out, "ambient: NOT polling") {
+		t.Fatalf("doctor before: exit %d\n%s\n%s", code, out, errs)
+	}
+	e.ls()
+	// Another tool writes a token outside the closed set after the cycle.
+	e.s.MustRun("set-option", "-p", "-t", foreign.Pane, "@agent_state", "done")
+	if _, errs, code := e.tma("install-hooks", "claude", "--yes"); code != 0 {
+		t.Fatalf("install-hooks: %d %s", code, errs)
+	}
+	out, errs, code = e.tma("doctor", "--exit-code")
+	for _, re := range []string{
+		`(?m)^daemon:  not running \(.*\.sock\) — tier 3 needs a running daemon \(` + "`tma daemon --ensure`" + `\)$`,
+		`(?m)^ambient: polling — ` + "`tma status`" + ` last ran \d+\.\ds ago$`,
+		`(?m)^clients: none attached — `,
+		`(?m)^watch:   no watcher running`,
+		`(?m)^hooks:   after-select-pane ✓  session-window-changed ✓$`,
+		`(?m)^wrapper: tma-hook ✓ on \$PATH \(.*/tma-hook\)$`,
+		`(?m)^agents:  6 loaded, no issues$`,
+		`(?m)^ignored: 1 pane\(s\) excluded from detection — .*\n  - ` + regexp.QuoteMeta(ign.Pane) + ` s:\d+\.0 \(ignored via @agent_ignore = manual\)$`,
+		`(?m)^panes \(3\):$`,
+		`(?m)^  ` + regexp.QuoteMeta(a.Pane) + `\s+claude     s:\d+\.0\s+tier 2   blocked/permission \(capture, \d+\.\ds ago\)\n       hooks: wired\n       not tier 3: daemon not running`,
+		`(?m)^  ` + regexp.QuoteMeta(b.Pane) + `\s+codex      s:\d+\.0\s+tier 1   `,
+		`(?m)^       not tier 2: hooks not installed for codex \(run ` + "`tma install-hooks codex`" + `\)$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("doctor output lacks %s\n%s", re, out)
+		}
+	}
+	// Warnings: no client attached; the stamp another tool wrote. Below tier: codex.
+	if code != 1 || !strings.Contains(errs, "tma: doctor: 2 warning(s), 1 pane(s) below the tier their manifest supports") {
+		t.Errorf("--exit-code: %d %q", code, errs)
+	}
+	if !strings.Contains(out, "stamps:  1 pane(s) carry a stamp tma cannot decode or did not write") {
+		t.Errorf("foreign stamp not reported:\n%s", out)
+	}
+
+	out, _, _ = e.tma("doctor", "--json")
+	want := "schema server daemon ambient_driver clients status_option mouse watch wrapper notify tmux_hooks manifests process_name_issues process_walk nested_multiplexers remote_panes ignored_panes stamp_issues agents actions warnings below_tier"
+	if got := orderedKeys(t, out); got != want {
+		t.Errorf("doctor --json keys:\n got %s\nwant %s", got, want)
+	}
+	var doc struct {
+		Agents []map[string]any `json:"agents"`
+		Daemon struct{ Alive bool }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Agents) != 3 || doc.Daemon.Alive {
+		t.Fatalf("%v %s", err, out)
+	}
+	if got := orderedKeys(t, mustJSON(t, doc.Agents[0])); got == "" {
+		t.Fatal("no agent keys")
+	}
+	for _, ag := range doc.Agents {
+		if ag["agent"] == "claude" && (ag["tier"] != float64(2) || ag["hook_status"] != "wired") {
+			t.Errorf("claude pane: %v", ag)
+		}
+	}
+	// Doctor is read-only: it stamps nothing.
+	before := e.s.Option(b.Pane, "@agent_stamped_at")
+	e.tma("doctor")
+	if e.s.Option(b.Pane, "@agent_stamped_at") != before {
+		t.Error("doctor stamped a pane")
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
