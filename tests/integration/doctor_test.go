@@ -2,6 +2,8 @@ package integration
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -87,4 +89,40 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestAttentionClearsWithAnAttachedClient installs the tmux hooks, attaches
+// a real client, and moves it onto a flagged pane.
+func TestAttentionClearsWithAnAttachedClient(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) not installed")
+	}
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	b := e.s.StartAgent("claude", claudeBlocked)
+	e.ls()
+	if e.s.Option(a.Pane, "@agent_attention") != "1" || e.s.Option(b.Pane, "@agent_attention") != "1" {
+		t.Fatal("no attention to clear")
+	}
+	if _, errs, code := e.tma("install-hooks", "claude", "--yes"); code != 0 {
+		t.Fatalf("install-hooks: %s", errs)
+	}
+	// The client lands on a neutral window of its own, then moves to a.
+	home := strings.TrimSpace(e.s.MustRun("new-window", "-d", "-P", "-F", "#{window_index}", "-t", "s:", "sleep", "600"))
+	cmd := exec.Command("script", "-qfc", e.s.Bin+" -L "+e.s.Name+" attach -t s:"+home, "/dev/null")
+	cmd.Env = append(os.Environ(), "TERM=xterm", "TMUX=", "PATH="+binDir+":"+os.Getenv("PATH"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	e.s.WaitFor(func() bool {
+		out, _ := e.s.Run("list-clients", "-F", "#{client_name}")
+		return strings.TrimSpace(out) != ""
+	}, "a client attached")
+	win := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", a.Pane, "#{window_index}"))
+	e.s.MustRun("select-window", "-t", "s:"+win)
+	e.s.WaitFor(func() bool { return e.s.Option(a.Pane, "@agent_attention") == "" }, "attention cleared on arrival")
+	if e.s.Option(b.Pane, "@agent_attention") != "1" {
+		t.Error("a pane the client never visited lost its mark")
+	}
 }
