@@ -210,10 +210,10 @@ func build(ev Event, panes []Pane) (*Plan, error) {
 			return nil, err
 		}
 	}
+	// Only a lifecycle start registers a session: a pane that never saw one
+	// (Codex with only its notify channel wired) takes every event, since the
+	// first turn-complete may well be a side thread's.
 	sets := claimSets(a.Name, state, detail, T, state == "blocked", ev.Payload, true)
-	if !registered && ev.Payload.Session != "" {
-		sets = append([]tmux.Set{{Name: "@agent_session", Value: ev.Payload.Session}}, sets...)
-	}
 	pl.Why = fmt.Sprintf("%s → %s%s", ev.Name, state, slash(detail))
 	return pl, line(newer, sets)
 }

@@ -82,13 +82,16 @@ func TestClaimShape(t *testing.T) {
 		t.Errorf("attention raise: %s", raise)
 	}
 	for _, want := range []string{"if-shell -F -t %1 '#{e|<:#{@agent_evidence_at},1800000000000}'", "@agent_state '\\''blocked'\\''",
-		"@agent_source '\\''hook'\\''", "@agent_pending_tool '\\''Bash'\\''", "rm -rf /tmp/x rm -rf ~", "@agent_session '\\''s-1'\\''"} {
+		"@agent_source '\\''hook'\\''", "@agent_pending_tool '\\''Bash'\\''", "rm -rf /tmp/x rm -rf ~"} {
 		if !strings.Contains(tuple, want) {
 			t.Errorf("tuple lacks %q:\n%s", want, tuple)
 		}
 	}
 	if !strings.HasSuffix(tuple, "@agent_stamped_at '\\''1800000000000'\\'''") {
 		t.Errorf("stamped_at is not last:\n%s", tuple)
+	}
+	if strings.Contains(tuple, "@agent_session") {
+		t.Error("a state claim registered a session: only a lifecycle start does")
 	}
 	if strings.Contains(tuple, "\n") {
 		t.Error("a payload newline reached the command line")

@@ -1,0 +1,106 @@
+package integration
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestRecordedHookEvents replays the hook events the lab recorded from each
+// real agent, in order, through tma-hook into an isolated server, and checks
+// at every captured step that the pane's hook state is the state the lab saw
+// on screen there. Steps whose transition fires no event at all (a reject or
+// an interrupt with Esc, a first-run dialog before any hook loads) are the
+// screen's to resolve and are skipped here; TestHookAndCaptureRaceBothOrders
+// covers them.
+func TestRecordedHookEvents(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	recordings, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "..", "..", "fixtures", "*", "hooks", "*.jsonl"))
+	if len(recordings) == 0 {
+		t.Skip("no recorded hook events")
+	}
+	ms := load(t)
+	for _, rec := range recordings {
+		agent := filepath.Base(filepath.Dir(filepath.Dir(rec)))
+		t.Run(agent+"/"+filepath.Base(rec), func(t *testing.T) {
+			a := ms.Get(agent)
+			if a == nil {
+				t.Fatalf("no manifest for %s", agent)
+			}
+			e := newEnv(t, "")
+			p := e.s.StartAgent(a.ProcessNames[0], "")
+			f, err := os.Open(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			sc.Buffer(make([]byte, 1<<20), 1<<22)
+			// The states this recording's events can claim: a channel the lab
+			// did not wire (Codex's hooks.json before /hooks trust) says nothing.
+			claims := map[string]bool{}
+			var lines [][]byte
+			for sc.Scan() {
+				lines = append(lines, append([]byte(nil), sc.Bytes()...))
+				var ln struct {
+					Event   string          `json:"event"`
+					Payload json.RawMessage `json:"payload"`
+				}
+				if json.Unmarshal(sc.Bytes(), &ln) == nil && ln.Event != "" {
+					if m := a.MapEvent(ln.Event, string(ln.Payload)); m != nil {
+						claims[m.Claim.State] = true
+						if m.Claim.Lifecycle == "start" {
+							claims["idle"] = true
+						}
+					}
+				}
+			}
+			if len(claims) == 0 {
+				t.Skipf("%s: no mapped event recorded", rec)
+			}
+			events, checks, mapped := 0, 0, false
+			for _, raw := range lines {
+				var ln struct {
+					Step    string          `json:"lab_step"`
+					Event   string          `json:"event"`
+					Payload json.RawMessage `json:"payload"`
+				}
+				if err := json.Unmarshal(raw, &ln); err != nil {
+					t.Fatalf("%s: %v", rec, err)
+				}
+				switch {
+				case ln.Event != "":
+					events++
+					mapped = mapped || a.MapEvent(ln.Event, string(ln.Payload)) != nil
+					if ln.Event == "notify" { // Codex's notify passes the payload as the last argument
+						e.fire(p.Pane, agent, ln.Event, "", string(ln.Payload))
+					} else {
+						e.fire(p.Pane, agent, ln.Event, string(ln.Payload))
+					}
+				case strings.HasPrefix(ln.Step, "captured "):
+					shot := strings.TrimPrefix(ln.Step, "captured ")
+					want, _, _ := strings.Cut(shot, "-")
+					if strings.Contains(shot, "trust") || strings.Contains(shot, "reject") || strings.Contains(shot, "interrupt") {
+						continue
+					}
+					if !mapped || !claims[want] {
+						continue // no hook has spoken yet, or none of them reports this state
+					}
+					got := e.s.Option(p.Pane, "@agent_state")
+					checks++
+					if got != want {
+						t.Errorf("at %q: hook state %q, the screen showed %s", ln.Step, got, want)
+					}
+				}
+			}
+			t.Logf("%d events replayed, %d steps checked", events, checks)
+			if checks == 0 {
+				t.Error("nothing checked")
+			}
+		})
+	}
+}
