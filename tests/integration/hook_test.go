@@ -207,3 +207,28 @@ func TestClearAttention(t *testing.T) {
 		t.Errorf("departed pane kept its mark: %q", got)
 	}
 }
+
+func TestRegisteredAgentThatLeftIsCleaned(t *testing.T) {
+	e := newEnv(t, "")
+	// A hook-only agent (a name no process matches) registered with a pid.
+	a := e.s.StartAgent("claude", claudeIdle)
+	pid := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", a.Pane, "#{pane_pid}"))
+	e.fire(a.Pane, "claude", "SessionStart", `{"session_id":"s-9"}`)
+	e.s.MustRun("set-option", "-p", "-t", a.Pane, "@agent_pid", pid)
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{"session_id":"s-9"}`)
+	if got := e.ls()[a.Pane]; got != "working" {
+		t.Fatalf("registered pane: %q", got)
+	}
+	// The agent exits; the pane's shell takes over.
+	e.s.MustRun("send-keys", "-t", a.Pane, "C-\\")
+	e.s.WaitFor(func() bool {
+		return strings.TrimSpace(e.s.MustRun("display", "-p", "-t", a.Pane, "#{pane_current_command}")) != "claude"
+	}, "agent exit")
+	e.s.MustRun("set-option", "-p", "-t", a.Pane, "@agent_pid", "999999")
+	if _, ok := e.ls()[a.Pane]; ok {
+		t.Fatal("a registration whose pid left the pane still has a row")
+	}
+	if o := e.opts(a.Pane); o["@agent_session"] != "" || o["@agent_state"] != "" {
+		t.Errorf("stamps kept: %v", o)
+	}
+}
