@@ -44,6 +44,7 @@ type Cycle struct {
 	Clients     []Client `json:"clients"`
 	Scoped      bool     `json:"scoped,omitempty"` // a --pane scan: not every pane was listed
 	LastPollMS  int64    `json:"last_poll_ms"`     // the stored @tma_last_poll
+	Panes       []string `json:"panes,omitempty"`  // every pane id on the server, agent or not
 }
 
 // End closes a cycle so streaming consumers know it is complete.

@@ -56,6 +56,7 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 	var want []string
 	for i := range snap.Panes {
 		pi := &snap.Panes[i]
+		cyc.Panes = append(cyc.Panes, pi.ID)
 		if o.Pane != "" && pi.ID != o.Pane {
 			continue
 		}

@@ -20,6 +20,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, code, ok := common.Parse(e, &c, "Fold pane observations (NDJSON on stdin) into verdicts. Pure: time comes from the records.", args); !ok {
 		return code
 	}
+	// In a follow pipeline this filter lives as long as its reader does.
+	common.DieWithReader(stdout)
 	w := record.NewWriter(stdout)
 	defer w.Flush()
 	l, err := c.Load(e)

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -13,9 +15,12 @@ import (
 
 type cli struct {
 	common.Globals
-	Pane       string `name:"pane" placeholder:"ID" help:"observe only this pane (%N)."`
-	NoCapture  bool   `name:"no-capture" help:"observe without reading any screen (read-only callers)."`
-	CaptureAll bool   `name:"capture-all" help:"read every agent screen, even where the stamp could be reused (debug explain)."`
+	Pane       string        `name:"pane" placeholder:"ID" help:"observe only this pane (%N)."`
+	NoCapture  bool          `name:"no-capture" help:"observe without reading any screen (read-only callers)."`
+	CaptureAll bool          `name:"capture-all" help:"read every agent screen, even where the stamp could be reused (debug explain)."`
+	Follow     bool          `name:"follow" help:"keep going: a cycle every --interval, and early when tmux pushes a change (control mode)."`
+	Interval   time.Duration `name:"interval" default:"1s" help:"the cycle cadence with --follow."`
+	NoPush     bool          `name:"no-push" help:"with --follow, poll only: no control-mode clients."`
 }
 
 // Run is tma-scan's main.
@@ -43,20 +48,105 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(err.Error(), common.ExitFail)
 	}
 	tc := c.Tmux(e, l.Config)
-	res, err := libscan.Run(common.Background(), tc, libscan.Options{
+	opts := libscan.Options{
 		Manifests: l.Manifests, Tuning: l.Tuning(), Host: common.Host(),
 		Now: func() int64 { return time.Now().UnixMilli() }, Pane: c.Pane, NoCapture: c.NoCapture, CaptureAll: c.CaptureAll,
-	})
-	if err != nil {
-		return fail(common.DescribeTmuxError(e, tc, err), common.ExitFail)
 	}
+	if !c.Follow {
+		res, err := libscan.Run(common.Background(), tc, opts)
+		if err != nil {
+			return fail(common.DescribeTmuxError(e, tc, err), common.ExitFail)
+		}
+		if emit(w, res) != nil {
+			return common.ExitFail
+		}
+		return common.ExitOK
+	}
+	return follow(e, w, tc, opts, c.Interval, !c.NoPush, fail)
+}
+
+func emit(w *record.Writer, res *libscan.Result) error {
 	_ = w.Write(res.Cycle)
 	for _, p := range res.Panes {
 		_ = w.Write(p)
 	}
 	_ = w.Write(&record.End{NowMS: res.Cycle.NowMS})
-	if err := w.Flush(); err != nil {
-		return common.ExitFail
+	return w.Flush()
+}
+
+// Push timing: pushes within CoalesceWindow make one cycle, and push-driven
+// cycles start at least MinPushGap apart, so an agent streaming output does
+// not turn into a cycle (and a client redraw) per write.
+const (
+	CoalesceWindow = 100 * time.Millisecond
+	MinPushGap     = 500 * time.Millisecond
+)
+
+// follow emits a cycle every interval and early on a control-mode push.
+// Control mode that fails degrades silently to polling; the pusher
+// re-probes. A tmux call that times out is a skipped tick; a server that is
+// gone ends the stream.
+func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Options, interval time.Duration, push bool, fail func(string, int) int) int {
+	common.DieWithReader(e.Stdout)
+	if interval < 100*time.Millisecond {
+		interval = 100 * time.Millisecond
 	}
-	return common.ExitOK
+	var pusher *tmux.Pusher
+	var pushC <-chan struct{}
+	if push {
+		pusher = tc.NewPusher()
+		defer pusher.Close()
+		pushC = pusher.C
+	}
+	noted := false
+	var last time.Time
+	for {
+		last = time.Now()
+		res, err := libscan.Run(common.Background(), tc, opts)
+		switch {
+		case errors.Is(err, tmux.ErrTimeout):
+			if !noted {
+				noted = true
+				fmt.Fprintf(e.Stderr, "tma: note: tmux did not answer in time; skipping a tick\n")
+			}
+		case err != nil:
+			return fail(common.DescribeTmuxError(e, tc, err), common.ExitFail)
+		default:
+			if emit(w, res) != nil {
+				return common.ExitFail
+			}
+			if pusher != nil {
+				pusher.Sync(sessions(res))
+			}
+		}
+		timer := time.NewTimer(interval - time.Since(last))
+		select {
+		case <-timer.C:
+		case <-pushC:
+			timer.Stop()
+			// Let a burst of pushes settle into one cycle, and keep push
+			// cycles apart.
+			wait := CoalesceWindow
+			if gap := MinPushGap - time.Since(last); gap > wait {
+				wait = gap
+			}
+			time.Sleep(wait)
+			select {
+			case <-pushC:
+			default:
+			}
+		}
+	}
+}
+
+func sessions(res *libscan.Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range res.Panes {
+		if p.SessionID != "" && !seen[p.SessionID] {
+			seen[p.SessionID] = true
+			out = append(out, p.SessionID)
+		}
+	}
+	return out
 }

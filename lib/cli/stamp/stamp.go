@@ -22,6 +22,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, code, ok := common.Parse(e, &c, "Commit folded verdicts (NDJSON on stdin) to tmux pane options with guarded writes; emit rows. Raw observations are folded first.", args); !ok {
 		return code
 	}
+	// In a follow pipeline this filter lives as long as its reader does.
+	common.DieWithReader(stdout)
 	w := record.NewWriter(stdout)
 	defer w.Flush()
 	loaded, err := c.Load(e)

@@ -1,0 +1,36 @@
+package common
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// DieWithReader makes a long-running filter end as soon as whoever reads its
+// stdout is gone, instead of at its next write: a `tma wait` that returned
+// must not leave its pipeline polling tmux for another interval. When the
+// read end closes, one byte is written so the runtime's SIGPIPE exit (141)
+// happens now. A stdout that is not a pipe is left alone.
+func DieWithReader(stdout any) {
+	f, ok := stdout.(*os.File)
+	if !ok {
+		return
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		return
+	}
+	go func() {
+		fds := []unix.PollFd{{Fd: int32(f.Fd()), Events: 0}}
+		for {
+			n, err := unix.Poll(fds, -1)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil || n > 0 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+				_, _ = f.Write([]byte{'\n'})
+				return
+			}
+		}
+	}()
+}

@@ -1,0 +1,83 @@
+package stream
+
+import (
+	"encoding/json"
+
+	"github.com/tmaproject/tma/lib/record"
+)
+
+// Event is one state transition, in the disjoint reading (done is not idle).
+// From is "" for a pane that appeared, To "" for one that vanished.
+type Event struct {
+	Schema  int     `json:"schema"`
+	AtMS    int64   `json:"at_ms"`
+	Pane    string  `json:"pane"`
+	Agent   string  `json:"agent"`
+	From    string  `json:"from"`
+	To      string  `json:"to"`
+	Detail  *string `json:"detail"`
+	Locator string  `json:"locator"`
+	Repo    *string `json:"repo"`
+	Branch  *string `json:"branch"`
+}
+
+// Differ remembers the last cycle's rows.
+type Differ struct {
+	prev    map[string]record.AgentRow
+	order   []string
+	started bool
+	lastDoc []byte
+}
+
+// Events diffs one cycle (rows already filtered by the selectors) against
+// the previous one. The first cycle only sets the baseline.
+func (d *Differ) Events(rows []*record.Row, atMS int64) []Event {
+	cur := map[string]record.AgentRow{}
+	var order []string
+	for _, r := range rows {
+		cur[r.Row.Pane] = r.Row
+		order = append(order, r.Row.Pane)
+	}
+	defer func() { d.prev, d.order, d.started = cur, order, true }()
+	if !d.started {
+		return nil
+	}
+	var out []Event
+	ev := func(a record.AgentRow, from, to string) Event {
+		return Event{Schema: 1, AtMS: atMS, Pane: a.Pane, Agent: a.Agent, From: from, To: to,
+			Detail: a.Detail, Locator: a.Locator, Repo: a.Repo, Branch: a.Branch}
+	}
+	for _, p := range order {
+		now := cur[p]
+		was, ok := d.prev[p]
+		switch {
+		case !ok:
+			out = append(out, ev(now, "", now.Class()))
+		case was.Class() != now.Class():
+			out = append(out, ev(now, was.Class(), now.Class()))
+		}
+	}
+	for _, p := range d.order {
+		if _, ok := cur[p]; !ok {
+			was := d.prev[p]
+			out = append(out, ev(was, was.Class(), ""))
+		}
+	}
+	return out
+}
+
+// Snapshot renders the ls --json document of a cycle; with changesOnly it
+// returns nil when the document is the one sent last (the first is always
+// sent).
+func (d *Differ) Snapshot(rows []*record.Row, changesOnly bool) []byte {
+	doc := record.Document{Schema: 1, Agents: []record.AgentRow{}}
+	for _, r := range rows {
+		doc.Agents = append(doc.Agents, r.Row)
+	}
+	b, _ := json.Marshal(doc)
+	if changesOnly && d.lastDoc != nil && string(b) == string(d.lastDoc) {
+		return nil
+	}
+	d.lastDoc = b
+	return b
+}

@@ -1,0 +1,80 @@
+package stream
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tmaproject/tma/lib/record"
+)
+
+func r(pane, state string, attn bool) *record.Row {
+	return &record.Row{Row: record.AgentRow{Pane: pane, Agent: "claude", State: state, Attention: attn, Done: state == "idle" && attn, Locator: "s:0." + pane[1:]}}
+}
+
+func edges(es []Event) string {
+	var s []string
+	for _, e := range es {
+		s = append(s, e.Pane+":"+e.From+">"+e.To)
+	}
+	return strings.Join(s, " ")
+}
+
+func TestEvents(t *testing.T) {
+	var d Differ
+	if got := d.Events([]*record.Row{r("%1", "working", false), r("%2", "idle", false)}, 1); got != nil {
+		t.Fatalf("first cycle invented edges: %v", got)
+	}
+	cases := []struct {
+		rows []*record.Row
+		want string
+	}{
+		{[]*record.Row{r("%1", "working", false), r("%2", "idle", false)}, ""},
+		{[]*record.Row{r("%1", "blocked", true), r("%2", "idle", false)}, "%1:working>blocked"},
+		{[]*record.Row{r("%1", "blocked", true), r("%2", "idle", true)}, "%2:idle>done"},
+		{[]*record.Row{r("%1", "blocked", true), r("%2", "idle", false), r("%3", "unknown", false)}, "%2:done>idle %3:>unknown"},
+		{[]*record.Row{r("%2", "idle", false), r("%3", "unknown", false)}, "%1:blocked>"},
+	}
+	for i, c := range cases {
+		if got := edges(d.Events(c.rows, int64(i+2))); got != c.want {
+			t.Errorf("cycle %d: got %q want %q", i+2, got, c.want)
+		}
+	}
+	// A detail or title change alone is no transition.
+	a, b := r("%4", "blocked", true), r("%4", "blocked", true)
+	det := "permission"
+	b.Row.Detail, b.Row.Title = &det, "new title"
+	var d2 Differ
+	d2.Events([]*record.Row{a}, 1)
+	if got := d2.Events([]*record.Row{b}, 2); len(got) != 0 {
+		t.Errorf("detail change emitted %v", got)
+	}
+}
+
+func TestEventKeys(t *testing.T) {
+	var d Differ
+	d.Events(nil, 1)
+	es := d.Events([]*record.Row{r("%1", "working", false)}, 2)
+	b, _ := json.Marshal(es[0])
+	want := `{"schema":1,"at_ms":2,"pane":"%1","agent":"claude","from":"","to":"working","detail":null,"locator":"s:0.1","repo":null,"branch":null}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+}
+
+func TestSnapshotChangesOnly(t *testing.T) {
+	var d Differ
+	rows := []*record.Row{r("%1", "working", false)}
+	if d.Snapshot(rows, true) == nil {
+		t.Fatal("the first snapshot is always sent")
+	}
+	if d.Snapshot(rows, true) != nil {
+		t.Fatal("an unchanged snapshot was sent with changes-only")
+	}
+	if d.Snapshot(rows, false) == nil {
+		t.Fatal("without changes-only every snapshot is sent")
+	}
+	if d.Snapshot([]*record.Row{r("%1", "idle", false)}, true) == nil {
+		t.Fatal("a changed snapshot was held")
+	}
+}

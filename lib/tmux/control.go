@@ -1,0 +1,152 @@
+package tmux
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Pusher watches sessions through tmux control-mode clients and signals when
+// something a cycle would see may have changed: output in any pane of the
+// session (%output, which tmux sends for hidden windows too), windows or
+// panes opened, closed or selected, copy mode entered or left.
+//
+// Control clients have costs, so there are few of them (one per session, at
+// most MaxControlClients): each counts as an attached client of its session
+// (#{session_attached}, list-clients), and tmux suppresses the activity,
+// bell and silence flags of the session's current window while one is
+// attached. They attach with ignore-size and read-only, so they never resize
+// a window or send input.
+type Pusher struct {
+	C      chan struct{} // receives (non-blocking, coalescing) on every push
+	client *Client
+	mu     sync.Mutex
+	procs  map[string]*exec.Cmd // session id -> its control client
+	dead   map[string]time.Time // session id -> when its client failed
+}
+
+// MaxControlClients bounds the control clients one follower keeps.
+const MaxControlClients = 4
+
+// ReprobeAfter is how long a session whose control client failed is polled
+// before control mode is tried again.
+const ReprobeAfter = 30 * time.Second
+
+// NewPusher returns a pusher for the client's server; call Sync each cycle
+// with the sessions it saw.
+func (c *Client) NewPusher() *Pusher {
+	return &Pusher{C: make(chan struct{}, 1), client: c, procs: map[string]*exec.Cmd{}, dead: map[string]time.Time{}}
+}
+
+func (p *Pusher) push() {
+	select {
+	case p.C <- struct{}{}:
+	default:
+	}
+}
+
+// Sync attaches control clients to (up to MaxControlClients of) sessions and
+// detaches the ones whose sessions are gone. It reports how many sessions
+// are watched.
+func (p *Pusher) Sync(sessions []string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	want := map[string]bool{}
+	for _, s := range sessions {
+		want[s] = true
+	}
+	for s, cmd := range p.procs {
+		if !want[s] {
+			_ = cmd.Process.Kill()
+			delete(p.procs, s)
+		}
+	}
+	for _, s := range sessions {
+		if len(p.procs) >= MaxControlClients {
+			break
+		}
+		if _, ok := p.procs[s]; ok {
+			continue
+		}
+		if t, ok := p.dead[s]; ok && time.Since(t) < ReprobeAfter {
+			continue
+		}
+		if err := p.attach(s); err != nil {
+			p.dead[s] = time.Now()
+		}
+	}
+	return len(p.procs)
+}
+
+func (p *Pusher) attach(session string) error {
+	bin := p.client.Bin
+	if bin == "" {
+		bin = "tmux"
+	}
+	args := append(p.client.Target.Args(), "-C", "attach-session", "-f", "ignore-size,read-only", "-t", session)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TMUX=")
+	stdin, err := cmd.StdinPipe() // held open: a control client exits on EOF
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	p.client.Spawns++
+	p.procs[session] = cmd
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			if pushes(sc.Text()) {
+				p.push()
+			}
+		}
+		_ = stdin.Close()
+		_ = cmd.Wait()
+		p.mu.Lock()
+		if p.procs[session] == cmd {
+			delete(p.procs, session)
+			p.dead[session] = time.Now()
+		}
+		p.mu.Unlock()
+		p.push() // the watched set changed: let the next cycle re-sync
+	}()
+	return nil
+}
+
+// pushes reports whether a control-mode line is news a cycle should see.
+func pushes(line string) bool {
+	for _, n := range []string{"%output ", "%extended-output ", "%window-add", "%window-close", "%unlinked-window-close",
+		"%window-pane-changed", "%session-window-changed", "%pane-mode-changed", "%sessions-changed", "%layout-change", "%exit"} {
+		if strings.HasPrefix(line, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// Close detaches every control client.
+func (p *Pusher) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for s, cmd := range p.procs {
+		_ = cmd.Process.Kill()
+		delete(p.procs, s)
+	}
+}
+
+// Watched is how many control clients are attached now.
+func (p *Pusher) Watched() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.procs)
+}
