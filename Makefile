@@ -2,7 +2,7 @@
 GO      ?= go
 PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
-TOOLS   := tma-scan tma-fold tma-stamp tma-view tma-hook tma-setup
+TOOLS   := tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup
 VERSION ?= 0.1.0
 LDFLAGS := -s -w -X github.com/tmaproject/tma/lib/cli/common.Version=$(VERSION)
 
