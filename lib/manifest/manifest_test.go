@@ -400,3 +400,35 @@ func TestMapEvent(t *testing.T) {
 		t.Error("an agent without hooks maps nothing")
 	}
 }
+
+// TestHookPayloads maps payloads shaped like the ones the lab logged from the real agents.
+func TestHookPayloads(t *testing.T) {
+	s, err := Load(LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		agent, event, payload string
+		want                  Claim
+		turnEnd               bool
+	}{
+		{"gemini", "Notification", `{"hook_event_name":"Notification","notification_type":"ToolPermission","message":"Tool Confirm"}`, Claim{State: "blocked", Detail: "permission"}, false},
+		{"codex", "notify", `{"type":"agent-turn-complete","thread-id":"t","turn-id":"u"}`, Claim{State: "idle"}, true},
+		{"pi", "agent_end", `{"type":"agent_end","messages":[]}`, Claim{State: "idle"}, true},
+		{"pi", "agent_settled", `{}`, Claim{State: "idle"}, false},
+		{"cursor", "postToolUseFailure", `{"is_interrupt": false}`, Claim{State: "working"}, false},
+		{"opencode", "permission-required", `{}`, Claim{State: "blocked", Detail: "permission"}, false},
+	}
+	for _, tt := range tests {
+		m := s.Get(tt.agent).MapEvent(tt.event, tt.payload)
+		if m == nil || m.Claim != tt.want || m.TurnEnd != tt.turnEnd {
+			t.Errorf("%s %s: got %+v, want %+v turn_end=%v", tt.agent, tt.event, m, tt.want, tt.turnEnd)
+		}
+	}
+	if m := s.Get("cursor").MapEvent("postToolUseFailure", `{"is_interrupt": true}`); m != nil {
+		t.Errorf("an interrupted cursor tool must not claim working: %+v", m.Claim)
+	}
+	if m := s.Get("gemini").MapEvent("Notification", `{"notification_type":"Other"}`); m != nil {
+		t.Errorf("a non-permission gemini notification must not claim: %+v", m.Claim)
+	}
+}
