@@ -2,7 +2,11 @@
 GO      ?= go
 PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
-TOOLS   := tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup
+TOOLS   := tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup tma-pick
+# The picker and watch execute fzf; install builds this pinned one beside tma
+# (tma prefers a user's own fzf when it is 0.65 or newer). uninstall leaves
+# it: an fzf in BINDIR may be the user's own.
+FZF     := github.com/junegunn/fzf@v0.65.2
 VERSION ?= 0.1.0
 LDFLAGS := -s -w -X github.com/tmaproject/tma/lib/cli/common.Version=$(VERSION)
 
@@ -36,6 +40,9 @@ demo: build
 install: build
 	@mkdir -p $(BINDIR)
 	cp bin/tma $(addprefix bin/,$(TOOLS)) $(BINDIR)/
+	@if $(BINDIR)/fzf --version 2>/dev/null | awk '{split($$1, v, "."); ok = v[1] > 0 || v[2] >= 65} END {exit !ok}'; then \
+		echo "keeping $(BINDIR)/fzf ($$($(BINDIR)/fzf --version | cut -d' ' -f1))"; \
+	else echo "GOBIN=$(abspath $(BINDIR)) $(GO) install $(FZF)"; GOBIN=$(abspath $(BINDIR)) $(GO) install $(FZF); fi
 	@echo "installed into $(BINDIR)"
 
 uninstall:
