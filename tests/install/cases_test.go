@@ -20,7 +20,7 @@ func TestUsage(t *testing.T) {
 	must(t, tma(t, "install-hooks", "claude", "--wrapper-ref", "home"), 2)
 	must(t, tma(t, "install-hooks", "--bogus"), 2)
 	must(t, tma(t, "install-hooks", "--help"), 0, "--wrapper-ref", "--claude-settings", "--pi-extension")
-	must(t, tma(t, "install-keys"), 1, "tma: error: install-keys is not built yet")
+	must(t, tma(t, "install-keys", "--check", "--uninstall"), 2, "exclusive")
 }
 
 func TestNoTerminalDeclines(t *testing.T) {

@@ -50,10 +50,6 @@ func (h *hooksCmd) flags() map[string]string {
 	}
 }
 
-type keysCmd struct {
-	Rest []string `arg:"" optional:"" passthrough:""`
-}
-
 type initCmd struct {
 	Rest []string `arg:"" optional:"" passthrough:""`
 }
@@ -61,7 +57,7 @@ type initCmd struct {
 type cli struct {
 	common.Globals
 	InstallHooks hooksCmd  `cmd:"" name:"install-hooks" help:"install, uninstall or verify the agent and tmux hook wiring."`
-	InstallKeys  keysCmd   `cmd:"" name:"install-keys" help:"install tma's tmux keybindings (not built yet)."`
+	InstallKeys  keysCmd   `cmd:"" name:"install-keys" help:"install, uninstall or verify tma's tmux keybindings."`
 	Init         initCmd   `cmd:"" name:"init" help:"first-run setup (not built yet)."`
 	Doctor       doctorCmd `cmd:"" name:"doctor" help:"diagnose each agent pane's tier and why (read-only)."`
 }
@@ -78,6 +74,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case strings.HasPrefix(cmd, "install-hooks"):
 		r := &run{e: e, g: &c.Globals, h: &c.InstallHooks, now: time.Now()}
 		return r.main()
+	case cmd == "install-keys":
+		r := &run{e: e, g: &c.Globals, h: &hooksCmd{Yes: c.InstallKeys.Yes}, now: time.Now()}
+		return r.keys(&c.InstallKeys)
 	case cmd == "doctor":
 		r := &run{e: e, g: &c.Globals, h: &hooksCmd{}, now: time.Now()}
 		return r.doctor(&c.Doctor)

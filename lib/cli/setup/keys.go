@@ -1,0 +1,156 @@
+package setup
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/install"
+)
+
+type keysCmd struct {
+	Check     bool   `name:"check" help:"verify: the managed file is current and your tmux config sources it exactly once (exit 1 on drift)."`
+	Uninstall bool   `name:"uninstall" help:"remove the managed file and the marked source-file line, nothing else."`
+	Yes       bool   `name:"yes" short:"y" help:"apply without asking."`
+	Mouse     bool   `name:"mouse" help:"add the four status-line click bindings (needs set -g mouse on, which tma never sets); with --check, require them."`
+	NoDaemon  bool   `name:"no-daemon" help:"leave out the daemon launcher line; with --check, require its absence."`
+	ConfigDir string `name:"config-dir" placeholder:"DIR" help:"where the managed tmux.conf lives (env TMA_CONFIG_DIR; default $XDG_CONFIG_HOME/tma, ~/.config/tma); the source line then names it literally."`
+	Conf      string `name:"conf" placeholder:"PATH" help:"the tmux config that gets the source-file line (default: the first of ~/.tmux.conf, $XDG_CONFIG_HOME/tmux/tmux.conf, ~/.config/tmux/tmux.conf that exists)."`
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// keys is one install-keys invocation, on install-hooks' diff, confirm and
+// atomic-write flow (run.apply; r.h carries --yes).
+func (r *run) keys(k *keysCmd) int {
+	if k.Check && k.Uninstall {
+		return r.usage("--check and --uninstall are exclusive")
+	}
+	self, _ := os.Executable()
+	r.env = install.Env{Getenv: r.e.Getenv, Self: self}
+	dir, pinned := r.env.KeysDir(k.ConfigDir)
+	managed := filepath.Join(dir, "tmux.conf")
+	conf := r.env.TmuxConf(k.Conf, fileExists)
+	line := install.SourceLine(dir, pinned)
+
+	mOld, mExisted, mMode, err := install.ReadFile(managed)
+	if err != nil {
+		r.e.Errorf("%s: %v", r.env.Pretty(managed), err)
+		return common.ExitFail
+	}
+	cOld, cExisted, cMode, err := install.ReadFile(conf)
+	if err != nil {
+		r.e.Errorf("%s: %v", r.env.Pretty(conf), err)
+		return common.ExitFail
+	}
+	switch {
+	case k.Check:
+		return r.keysCheck(k, managed, conf, line, mOld, mExisted, cOld)
+	case k.Uninstall:
+		return r.keysUninstall(managed, conf, mExisted, cOld, cExisted, cMode)
+	}
+
+	want := install.KeysFile(k.Mouse, !k.NoDaemon)
+	var changes []install.Change
+	if !mExisted || !bytes.Equal(mOld, want) {
+		changes = append(changes, install.Change{Path: managed, What: "tma keybindings", Old: mOld, Existed: mExisted, Mode: keepMode(mMode, mExisted), New: want})
+	}
+	if cNew := install.WithSourceLine(cOld, line); !cExisted || !bytes.Equal(cNew, cOld) {
+		changes = append(changes, install.Change{Path: conf, What: "tma keys source-file", Old: cOld, Existed: cExisted, Mode: keepMode(cMode, cExisted), New: cNew})
+	}
+	if len(changes) == 0 {
+		r.out("tma: keybindings already installed (%s, sourced from %s)", r.env.Pretty(managed), r.env.Pretty(conf))
+	} else {
+		if _, all := r.apply("keys", changes); !all {
+			return r.exit()
+		}
+		r.out("tma: installed keybindings (%s). Reload with `tmux source-file %s`.", r.env.Pretty(managed), r.env.Pretty(conf))
+	}
+	r.out("tma: reminder: add `#(tma status)` to your `status-right` for the ambient state driver (tma does not edit status-right).")
+	return r.exit()
+}
+
+// keepMode keeps an existing file's mode; a new tmux config or managed file
+// is 0644 like any dotfile (nothing in it is private).
+func keepMode(m os.FileMode, existed bool) os.FileMode {
+	if existed {
+		return m
+	}
+	return 0o644
+}
+
+func (r *run) keysCheck(k *keysCmd, managed, conf, line string, mOld []byte, mExisted bool, cOld []byte) int {
+	var problems []string
+	daemon := !k.NoDaemon
+	switch {
+	case !mExisted:
+		problems = append(problems, fmt.Sprintf("%s is missing", r.env.Pretty(managed)))
+	case bytes.Equal(mOld, install.KeysFile(true, daemon)):
+	case !k.Mouse && bytes.Equal(mOld, install.KeysFile(false, daemon)):
+	case k.Mouse && bytes.Equal(mOld, install.KeysFile(false, daemon)):
+		problems = append(problems, fmt.Sprintf("%s lacks the mouse bindings (install with --mouse)", r.env.Pretty(managed)))
+	case bytes.Equal(mOld, install.KeysFile(k.Mouse, !daemon)) || bytes.Equal(mOld, install.KeysFile(!k.Mouse, !daemon)):
+		if daemon {
+			problems = append(problems, fmt.Sprintf("%s lacks the daemon launcher line (pass --check --no-daemon if you installed with --no-daemon)", r.env.Pretty(managed)))
+		} else {
+			problems = append(problems, fmt.Sprintf("%s carries the daemon launcher line (installed without --no-daemon)", r.env.Pretty(managed)))
+		}
+	default:
+		problems = append(problems, fmt.Sprintf("%s differs from this tma's bindings (edited by hand, or written by another version)", r.env.Pretty(managed)))
+	}
+	switch n, cur := install.MarkedLines(cOld, line); {
+	case n == 0:
+		problems = append(problems, fmt.Sprintf("%s does not source the keybindings (no `%s` line)", r.env.Pretty(conf), install.KeysMarker))
+	case n > 1:
+		problems = append(problems, fmt.Sprintf("%s sources the keybindings %d times", r.env.Pretty(conf), n))
+	case !cur:
+		problems = append(problems, fmt.Sprintf("%s has a stale `%s` line (want: %s)", r.env.Pretty(conf), install.KeysMarker, line))
+	}
+	if len(problems) == 0 {
+		r.out("tma: keys OK (%s, sourced from %s)", r.env.Pretty(managed), r.env.Pretty(conf))
+		return common.ExitOK
+	}
+	r.out("tma: keybindings not installed as expected:")
+	for _, p := range problems {
+		r.out("  - %s", p)
+	}
+	r.out("run `tma install-keys` to reinstall")
+	return common.ExitFail
+}
+
+func (r *run) keysUninstall(managed, conf string, mExisted bool, cOld []byte, cExisted bool, cMode os.FileMode) int {
+	var changes []install.Change
+	if mExisted {
+		old, _ := os.ReadFile(managed)
+		changes = append(changes, install.Change{Path: managed, What: "tma keybindings", Old: old, Existed: true, Remove: true})
+	}
+	lineLeft := false
+	if cExisted {
+		if cNew := install.WithoutSourceLine(cOld); !bytes.Equal(cNew, cOld) {
+			changes = append(changes, install.Change{Path: conf, What: "tma keys source-file", Old: cOld, Existed: true, Mode: cMode, New: cNew})
+			lineLeft = true
+		}
+	}
+	if len(changes) == 0 {
+		r.out("tma: no keybindings to remove")
+		return common.ExitOK
+	}
+	for _, ch := range changes {
+		if _, all := r.apply("keys", []install.Change{ch}); all && ch.Path == conf {
+			lineLeft = false
+		}
+	}
+	if lineLeft {
+		r.e.Errorf("the source-file line is still in %s: remove the line ending in `%s` by hand", r.env.Pretty(conf), install.KeysMarker)
+		return common.ExitFail
+	}
+	if r.exit() == common.ExitOK {
+		r.out("tma: uninstalled keybindings. Reload tmux or restart it to drop bindings already loaded.")
+	}
+	return r.exit()
+}

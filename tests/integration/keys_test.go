@@ -1,0 +1,242 @@
+package integration
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tmaEnv runs the dispatcher with extra environment on top of e.tma's.
+func (e *env) tmaEnv(extra []string, args ...string) (string, string, int) {
+	e.t.Helper()
+	cmd := exec.Command("sh", append([]string{filepath.Join(binDir, "tma"), "-L", e.s.Name}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_CONFIG_HOME=", "TMA_CONFIG_DIR=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=", "PATH="+binDir+":"+os.Getenv("PATH"))
+	cmd.Env = append(cmd.Env, extra...)
+	var o, er bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &er
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return o.String(), er.String(), code
+}
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+const sourceLine = `source-file -q "$XDG_CONFIG_HOME/tma/tmux.conf" "$HOME/.config/tma/tmux.conf" # tma keys`
+
+// TestInstallKeysRoundTrip installs, checks, re-installs, adds the mouse
+// group and uninstalls against a user's own ~/.tmux.conf, whose bytes must
+// come back exactly.
+func TestInstallKeysRoundTrip(t *testing.T) {
+	e := newEnv(t, "")
+	conf := filepath.Join(e.home, ".tmux.conf")
+	mine := "set -g prefix C-a\nbind r source-file ~/.tmux.conf\n# my own tma notes\nset -g status-right '#(tma status) %H:%M'" // no final newline
+	if err := os.WriteFile(conf, []byte(mine), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	managed := filepath.Join(e.home, ".config", "tma", "tmux.conf")
+
+	// No terminal, no --yes: declined, nothing written.
+	if _, _, code := e.tma("install-keys"); code != 1 {
+		t.Errorf("unconfirmed install: exit %d, want 1", code)
+	}
+	if read(t, conf) != mine {
+		t.Fatal("a declined install changed the tmux config")
+	}
+
+	out, errs, code := e.tma("install-keys", "--yes")
+	if code != 0 {
+		t.Fatalf("install: exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"tma: proposed change to ~/.config/tma/tmux.conf (tma keybindings):",
+		"tma: proposed change to ~/.tmux.conf (tma keys source-file):",
+		"  + " + sourceLine,
+		"tma: installed keybindings (~/.config/tma/tmux.conf). Reload with `tmux source-file ~/.tmux.conf`.",
+		"tma: reminder: add `#(tma status)` to your `status-right` for the ambient state driver (tma does not edit status-right).",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install output lacks %q:\n%s", want, out)
+		}
+	}
+	if got := read(t, conf); got != mine+"\n"+sourceLine {
+		t.Errorf("tmux config after install:\n%q", got)
+	}
+	m := read(t, managed)
+	for _, want := range []string{
+		"# tma keybindings, managed by `tma install-keys`. Do not hand-edit; re-run to update,\n# or `tma install-keys --uninstall` to remove.\n",
+		"bind-key a display-popup -E -w 80% -h 60% 'tma'\n",
+		"bind-key G run-shell 'tma watch --temporary-session --table --client \"#{client_name}\"'\n",
+		"bind-key g run-shell 'tma jump --blocked --client \"#{client_name}\"'\n",
+		"bind-key A run-shell 'tma act --menu --pane \"#{pane_id}\"'\n",
+		"run-shell -b 'tma --socket-path \"#{socket_path}\" daemon --ensure >/dev/null 2>&1'\n",
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("managed file lacks %q", want)
+		}
+	}
+	if strings.Contains(m, "Mouse") {
+		t.Error("mouse bindings without --mouse")
+	}
+	if out, _, code := e.tma("install-keys", "--check"); code != 0 {
+		t.Errorf("check after install: exit %d\n%s", code, out)
+	}
+	if out, _, _ := e.tma("install-keys", "--yes"); !strings.Contains(out, "already installed") || strings.Contains(out, "proposed change") {
+		t.Errorf("re-install is not a no-op:\n%s", out)
+	}
+	if _, _, code := e.tma("install-keys", "--check", "--mouse"); code != 1 {
+		t.Errorf("--check --mouse without the group: exit %d, want 1", code)
+	}
+	if _, _, code := e.tma("install-keys", "--check", "--no-daemon"); code != 1 {
+		t.Errorf("--check --no-daemon with the daemon line: exit %d, want 1", code)
+	}
+	if _, errs, code := e.tma("install-keys", "--yes", "--mouse"); code != 0 {
+		t.Fatalf("install --mouse: %s", errs)
+	}
+	for _, k := range []string{"MouseDown1Status ", "MouseDown1StatusRight ", "MouseDown3Status ", "MouseDown3StatusRight "} {
+		if !strings.Contains(read(t, managed), "bind-key -n "+k) {
+			t.Errorf("--mouse lacks %s", k)
+		}
+	}
+	for _, args := range [][]string{{"--check"}, {"--check", "--mouse"}} {
+		if out, _, code := e.tma(append([]string{"install-keys"}, args...)...); code != 0 {
+			t.Errorf("install-keys %v: exit %d\n%s", args, code, out)
+		}
+	}
+
+	// The managed file parses in tmux and binds the keys.
+	if out, err := e.s.Run("source-file", managed); err != nil {
+		t.Fatalf("tmux rejects the managed file: %v %s", err, out)
+	}
+	keys := e.s.MustRun("list-keys")
+	for _, want := range []string{"tma jump --blocked", "tma jump --attention", "tma jump --back", "tma jump --home", "tma watch --temporary-session --table", "MouseDown3StatusRight"} {
+		if !strings.Contains(keys, want) {
+			t.Errorf("tmux has no binding running %q", want)
+		}
+	}
+
+	// A hand edit is drift.
+	if err := os.WriteFile(managed, []byte(read(t, managed)+"bind-key x kill-server\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, code := e.tma("install-keys", "--check"); code != 1 {
+		t.Errorf("--check on an edited file: exit %d, want 1", code)
+	}
+
+	out, errs, code = e.tma("install-keys", "--uninstall", "--yes")
+	if code != 0 {
+		t.Fatalf("uninstall: exit %d\n%s%s", code, out, errs)
+	}
+	if got := read(t, conf); got != mine {
+		t.Errorf("uninstall did not give back the user's bytes:\n%q", got)
+	}
+	if _, err := os.Stat(managed); !os.IsNotExist(err) {
+		t.Errorf("managed file still there: %v", err)
+	}
+	if _, _, code := e.tma("install-keys", "--check"); code != 1 {
+		t.Errorf("--check after uninstall: exit %d, want 1", code)
+	}
+}
+
+// TestInstallKeysWhichConfig covers the load-order choice and creation rule,
+// and a pinned config dir.
+func TestInstallKeysWhichConfig(t *testing.T) {
+	// No tmux config, ~/.config present: ~/.config/tmux/tmux.conf is created.
+	e := newEnv(t, "")
+	if err := os.MkdirAll(filepath.Join(e.home, ".config"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := e.tma("install-keys", "--yes", "--no-daemon"); code != 0 {
+		t.Fatalf("install: %s", errs)
+	}
+	if got := read(t, filepath.Join(e.home, ".config", "tmux", "tmux.conf")); got != sourceLine+"\n" {
+		t.Errorf("created config = %q", got)
+	}
+	if strings.Contains(read(t, filepath.Join(e.home, ".config", "tma", "tmux.conf")), "daemon") {
+		t.Error("--no-daemon wrote the daemon line")
+	}
+	if _, _, code := e.tma("install-keys", "--check", "--no-daemon"); code != 0 {
+		t.Error("--check --no-daemon after --no-daemon install")
+	}
+	if _, _, code := e.tma("install-keys", "--check"); code != 1 {
+		t.Error("plain --check must call a missing daemon line drift")
+	}
+
+	// Nothing at all: ~/.tmux.conf.
+	e2 := newEnv(t, "")
+	if _, errs, code := e2.tma("install-keys", "--yes"); code != 0 {
+		t.Fatalf("install: %s", errs)
+	}
+	if _, err := os.Stat(filepath.Join(e2.home, ".tmux.conf")); err != nil {
+		t.Errorf("no ~/.tmux.conf created: %v", err)
+	}
+
+	// XDG_CONFIG_HOME set, an existing XDG tmux config; a pinned dir with a space.
+	e3 := newEnv(t, "")
+	xdg := filepath.Join(e3.home, "xdg")
+	xconf := filepath.Join(xdg, "tmux", "tmux.conf")
+	if err := os.MkdirAll(filepath.Dir(xconf), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(xconf, []byte("set -g mouse on\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pinned := filepath.Join(e3.home, "my conf")
+	if _, errs, code := e3.tmaEnv([]string{"XDG_CONFIG_HOME=" + xdg}, "install-keys", "--yes", "--config-dir", pinned); code != 0 {
+		t.Fatalf("install: %s", errs)
+	}
+	if got, want := read(t, xconf), "set -g mouse on\nsource-file -q \""+pinned+"/tmux.conf\" # tma keys\n"; got != want {
+		t.Errorf("xdg config = %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(pinned, "tmux.conf")); err != nil {
+		t.Errorf("managed file not in the pinned dir: %v", err)
+	}
+	if out, err := e3.s.Run("source-file", xconf); err != nil {
+		t.Errorf("tmux rejects the pinned line: %v %s", err, out)
+	}
+	if !strings.Contains(e3.s.MustRun("list-keys"), "tma jump --blocked") {
+		t.Error("the pinned source line did not load the bindings")
+	}
+	// --conf overrides the choice.
+	other := filepath.Join(e3.home, "other.conf")
+	if _, errs, code := e3.tmaEnv([]string{"TMA_CONFIG_DIR=" + pinned}, "install-keys", "--yes", "--conf", other); code != 0 {
+		t.Fatalf("install --conf: %s", errs)
+	}
+	if !strings.Contains(read(t, other), "# tma keys") {
+		t.Error("--conf not honoured")
+	}
+}
+
+// TestPrefixKeysJumpAndReturn presses prefix g and prefix b on a real
+// client with the installed bindings loaded.
+func TestPrefixKeysJumpAndReturn(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	e.ls()
+	if _, errs, code := e.tma("install-keys", "--yes", "--no-daemon"); code != 0 {
+		t.Fatalf("install-keys: %s", errs)
+	}
+	e.s.MustRun("set-environment", "-g", "PATH", binDir+":"+os.Getenv("PATH"))
+	e.s.MustRun("set-environment", "-g", "HOME", e.home)
+	e.s.MustRun("source-file", filepath.Join(e.home, ".config", "tma", "tmux.conf"))
+	home := e.window("s", "sleep 600")
+	c := e.attach(home)
+	c.keys("\x02g") // C-b g
+	c.waitPane(a.Pane, "prefix g")
+	c.keys("\x02b")
+	c.waitPane(home, "prefix b")
+}
