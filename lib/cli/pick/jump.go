@@ -137,7 +137,9 @@ func (s *sess) jump(f *fleet.Fleet, d jump.Direction, pane string, sel *selector
 			l, _ := jump.Move(cl.Name, dest, true, "", nil)
 			return s.exec(f, l[1:])
 		}
-		trail = jump.Push(trail, cl.Pane)
+		if !s.noPush {
+			trail = jump.Push(trail, cl.Pane)
+		}
 	default:
 		r, msg := jump.Target(d, scoped(f, sel), cl.Pane)
 		if r == nil {
@@ -146,7 +148,9 @@ func (s *sess) jump(f *fleet.Fleet, d jump.Direction, pane string, sel *selector
 		}
 		dest = r.Row.Pane
 		clear = d != jump.Next && r.Row.Attention
-		trail = jump.Push(trail, cl.Pane)
+		if !s.noPush {
+			trail = jump.Push(trail, cl.Pane)
+		}
 	}
 	lines, err := jump.Move(cl.Name, dest, clear, opt, trail)
 	if err != nil {

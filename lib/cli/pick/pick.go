@@ -39,9 +39,11 @@ type pickCmd struct {
 
 type watchCmd struct {
 	selector.Flags
-	TemporarySession bool `name:"temporary-session" help:"run in a one-use tmux session, closed after a jump or quit (the prefix G placement)."`
-	Table            bool `name:"table" help:"open on the full-width table."`
-	Print            bool `name:"print" hidden:"" help:"print the fzf argv and the first frame instead of running fzf."`
+	TemporarySession bool   `name:"temporary-session" help:"run in a one-use tmux session, closed after a jump or quit (the prefix G placement)."`
+	Table            bool   `name:"table" help:"open on the full-width table."`
+	Print            bool   `name:"print" hidden:"" help:"print the fzf argv and the first frame instead of running fzf."`
+	InSession        bool   `name:"in-session" hidden:"" help:"the watcher inside the temporary session (internal)."`
+	Origin           string `name:"origin" hidden:"" help:"the pane the temporary session was opened from (internal)."`
 }
 
 type previewCmd struct {
@@ -50,7 +52,8 @@ type previewCmd struct {
 
 type feedCmd struct {
 	Socket string `arg:"" help:"the surface's control socket."`
-	Verb   string `arg:"" optional:"" help:"rows (wait for the next frame), or a toggle: group, table."`
+	Verb   string `arg:"" help:"rows, load, pick, menu or key."`
+	Arg    string `arg:"" optional:"" help:"the pane or key."`
 }
 
 type cli struct {
@@ -82,7 +85,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case strings.HasPrefix(cmd, "preview"):
 		return s.preview(c.Preview.Pane)
 	case strings.HasPrefix(cmd, "feed"):
-		return feed(e, c.Feed.Socket, c.Feed.Verb)
+		return feed(e, c.Feed.Socket, c.Feed.Verb, c.Feed.Arg)
 	default:
 		return s.picker(&c.Pick)
 	}
@@ -94,6 +97,10 @@ type sess struct {
 	g  *common.Globals
 	l  *common.Loaded
 	tc *tmux.Client
+	// noPush keeps forward jumps off the trail (the temporary watch session
+	// pushed its origin already); temporary is that session's id.
+	noPush    bool
+	temporary string
 }
 
 func (s *sess) load() error {

@@ -1,0 +1,82 @@
+package pick
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/jump"
+	libpick "github.com/tmaproject/tma/lib/pick"
+)
+
+// picker is `tma` with no command: fzf over every agent in attention order,
+// the pane it was opened from left out; Enter jumps (clearing attention),
+// tab opens the agent menu, Esc leaves quietly.
+func (s *sess) picker(p *pickCmd) int {
+	u := newSurface(s, false, nil)
+	f, err := u.cycle()
+	if err != nil {
+		return s.fail(err)
+	}
+	u.f = f
+	if cl, err := jump.ResolveClient(f, s.g.Client, s.e.Getenv); err == nil {
+		u.client = cl.Name
+		if s.e.Getenv("TMUX") != "" || s.clientFlag() != "" {
+			u.origin = cl.Pane // in a popup, the client's current pane
+		}
+	}
+	if tp := s.e.Getenv("TMUX_PANE"); tp != "" {
+		u.origin = tp
+	}
+	code, err := u.run(p.Print)
+	if err != nil {
+		if errors.Is(err, libpick.ErrNoFzf) {
+			s.e.Errorf("%v", err)
+			return common.ExitFail
+		}
+		return s.fail(err)
+	}
+	if p.Print {
+		return common.ExitOK
+	}
+	switch code {
+	case 0, 1, 130:
+	default:
+		s.e.Errorf("fzf exited %d", code)
+		return common.ExitFail
+	}
+	if u.chosen == "" || !validPane(u.chosen) {
+		return common.ExitOK // nothing picked
+	}
+	f, err = s.cycle(nil)
+	if err != nil {
+		return s.fail(err)
+	}
+	if u.choice == "menu" {
+		cl, err := jump.ResolveClient(f, s.g.Client, s.e.Getenv)
+		if err != nil {
+			return s.fail(err)
+		}
+		l, err := s.menuLine(f, cl.Name, scoped(f, nil))
+		if err != nil {
+			return s.fail(err)
+		}
+		return s.exec(f, []string{l})
+	}
+	if _, err := jump.ResolveClient(f, s.g.Client, s.e.Getenv); errors.Is(err, jump.ErrNoClient) && s.e.Getenv("TMUX") == "" {
+		// A plain terminal with no client to move: hand it to tmux.
+		return s.attach(&attachCmd{Pane: u.chosen})
+	}
+	return s.jump(f, jump.Pane, u.chosen, nil)
+}
+
+func validPane(p string) bool { return len(p) > 1 && p[0] == '%' }
+
+// nudges delivers SIGUSR1, the focus-change nudge.
+func nudges() <-chan os.Signal {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGUSR1)
+	return c
+}

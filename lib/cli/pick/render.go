@@ -1,0 +1,223 @@
+package pick
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/fleet"
+	"github.com/tmaproject/tma/lib/jump"
+	"github.com/tmaproject/tma/lib/record"
+)
+
+// Wide is the width at which the picker and watch show a preview (and
+// watch its table and groups): the manual's 76 columns.
+const Wide = 76
+
+// ansi maps a config colour name to an SGR foreground.
+func ansi(color string) string {
+	c := strings.ToLower(strings.TrimSpace(color))
+	names := map[string]string{"black": "30", "red": "31", "green": "32", "yellow": "33", "blue": "34",
+		"magenta": "35", "cyan": "36", "white": "37", "gray": "90", "grey": "90", "darkgray": "90",
+		"darkgrey": "90", "brightblack": "90", "brightred": "91", "brightgreen": "92", "brightyellow": "93",
+		"brightblue": "94", "brightmagenta": "95", "brightcyan": "96", "brightwhite": "97"}
+	if n, ok := names[c]; ok {
+		return n
+	}
+	for _, p := range []string{"colour", "color"} {
+		if n, ok := strings.CutPrefix(c, p); ok {
+			if _, err := strconv.Atoi(n); err == nil {
+				return "38;5;" + n
+			}
+		}
+	}
+	if len(c) == 7 && c[0] == '#' {
+		if v, err := strconv.ParseUint(c[1:], 16, 32); err == nil {
+			return fmt.Sprintf("38;2;%d;%d;%d", v>>16, v>>8&0xff, v&0xff)
+		}
+	}
+	return ""
+}
+
+func paint(sgr, s string) string {
+	if sgr == "" || s == "" {
+		return s
+	}
+	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
+}
+
+const dim = "2"
+
+// clean keeps free text on one line, without escapes.
+func clean(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }), " ")
+}
+
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+func pad(s string, n int) string {
+	if w := width(s); w < n {
+		return s + strings.Repeat(" ", n-w)
+	}
+	return s
+}
+
+func cut(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if width(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// item is one agent row ready to draw.
+type item struct {
+	pane, glyph, color, agent, state, locator, age, branch, repo, title, model, ctx string
+	ctxStale                                                                        bool
+	gone                                                                            bool
+	class                                                                           string
+}
+
+func items(f *fleet.Fleet, rows []*record.Row, cfg *config.Config) []item {
+	var out []item
+	for _, r := range rows {
+		a := &r.Row
+		st := cfg.PickerStyle(a.Class())
+		it := item{pane: a.Pane, glyph: st.Glyph, color: ansi(st.Color), agent: clean(a.Agent), state: a.State,
+			locator: clean(a.Locator), age: jump.RowAge(r, f.Cycle.NowMS), title: clean(a.Title), class: a.Class()}
+		if a.Detail != nil && *a.Detail != "" {
+			it.state += "/" + clean(*a.Detail)
+		}
+		if a.Branch != nil {
+			it.branch = clean(*a.Branch)
+		}
+		if a.Repo != nil {
+			it.repo = clean(*a.Repo)
+		}
+		if p := f.Pane(a.Pane); p != nil {
+			it.model = clean(p.Opts["@agent_model"])
+		}
+		if a.Context != nil {
+			it.ctx = gauge(*a.Context)
+			// A gauge older than five minutes is greyed: nothing refreshed it.
+			it.ctxStale = a.ContextAtMS == nil || f.Cycle.NowMS-*a.ContextAtMS > 5*60_000
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+func gauge(pct int64) string {
+	pct = max(0, min(pct, 100))
+	full := int((pct + 10) / 20)
+	return strings.Repeat("▰", full) + strings.Repeat("▱", 5-full) + fmt.Sprintf(" %3d%%", pct)
+}
+
+// widths are the column widths of one frame.
+type widths struct{ agent, locator, age, branch, state, model int }
+
+func measure(its []item) widths {
+	var w widths
+	for _, it := range its {
+		w.agent = max(w.agent, min(width(it.agent), 12))
+		w.locator = max(w.locator, min(width(it.locator), 24))
+		w.age = max(w.age, width(it.age))
+		w.branch = max(w.branch, min(width(it.branch), 24))
+		w.state = max(w.state, min(width(it.state), 20))
+		w.model = max(w.model, min(width(it.model), 20))
+	}
+	return w
+}
+
+// listLine is one row of the picker and of watch's list body: glyph,
+// agent, locator, time in state, a dimmed branch label, title.
+func listLine(it item, w widths, cols int) string {
+	if it.gone {
+		return paint(dim, "✗ "+pad(cut(it.agent, w.agent), w.agent)+"  "+pad(cut(it.locator, w.locator), w.locator)+"  (gone)")
+	}
+	s := paint(it.color, it.glyph) + " " + pad(cut(it.agent, w.agent), w.agent) + "  " +
+		pad(cut(it.locator, w.locator), w.locator) + "  " + pad(it.age, w.age)
+	used := 2 + w.agent + 2 + w.locator + 2 + w.age
+	if w.branch > 0 {
+		s += "  " + paint(dim, pad(cut(it.branch, w.branch), w.branch))
+		used += 2 + w.branch
+	}
+	if t := cut(it.title, max(cols-used-4, 10)); t != "" {
+		s += "  " + t
+	}
+	return s
+}
+
+// tableLine is one row of watch's full-width table: glyph, agent, state
+// with detail, context gauge, time in state, locator, title, model (when
+// any row has one), branch.
+func tableLine(it item, w widths, cols int) string {
+	if it.gone {
+		return listLine(it, w, cols)
+	}
+	ctx := pad(it.ctx, 10)
+	if it.ctxStale {
+		ctx = paint(dim, ctx)
+	}
+	s := paint(it.color, it.glyph) + " " + pad(cut(it.agent, w.agent), w.agent) + "  " +
+		pad(cut(it.state, w.state), w.state) + "  " + ctx + "  " + pad(it.age, w.age) + "  " +
+		pad(cut(it.locator, w.locator), w.locator)
+	used := 2 + w.agent + 2 + w.state + 2 + 10 + 2 + w.age + 2 + w.locator
+	tail := 0
+	if w.model > 0 {
+		tail += 2 + w.model
+	}
+	if w.branch > 0 {
+		tail += 2 + w.branch
+	}
+	tw := max(cols-used-tail-6, 10)
+	s += "  " + pad(cut(it.title, tw), tw)
+	if w.model > 0 {
+		s += "  " + pad(cut(it.model, w.model), w.model)
+	}
+	if w.branch > 0 {
+		s += "  " + paint(dim, pad(cut(it.branch, w.branch), w.branch))
+	}
+	return s
+}
+
+func tableHeader(w widths, cols int) string {
+	it := item{glyph: " ", agent: "AGENT", state: "STATE", ctx: "CONTEXT", age: "AGE", locator: "WHERE", title: "TITLE", model: "MODEL", branch: "BRANCH"}
+	s := tableLine(it, widths{agent: max(w.agent, 5), state: max(w.state, 5), age: max(w.age, 3), locator: max(w.locator, 5),
+		model: map[bool]int{true: max(w.model, 5)}[w.model > 0], branch: map[bool]int{true: max(w.branch, 6)}[w.branch > 0]}, cols)
+	return strings.ReplaceAll(s, "\x1b[2m", "\x1b[1m")
+}
+
+// groups gathers items by repo. Items arrive in pick order, so groups in
+// order of first appearance are ordered by their most urgent member; panes
+// with no repo fold into one "(no repo)" group.
+func groups(its []item) [][]item {
+	idx := map[string]int{}
+	var out [][]item
+	for _, it := range its {
+		k := it.repo
+		if k == "" {
+			k = "(no repo)"
+		}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], it)
+	}
+	return out
+}
+
+func groupName(it item) string {
+	if it.repo == "" {
+		return "(no repo)"
+	}
+	return it.repo
+}
