@@ -10,6 +10,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tmaproject/tma/lib/cli/fold"
+	"github.com/tmaproject/tma/lib/cli/pick"
 	"github.com/tmaproject/tma/lib/cli/scan"
 	"github.com/tmaproject/tma/lib/cli/stamp"
 	"github.com/tmaproject/tma/lib/cli/view"
@@ -21,6 +22,7 @@ func TestMain(m *testing.M) {
 		"tma-fold":  func() { os.Exit(fold.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-stamp": func() { os.Exit(stamp.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-view":  func() { os.Exit(view.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-pick":  func() { os.Exit(pick.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/install"
+	libpick "github.com/tmaproject/tma/lib/pick"
 )
 
 type keysCmd struct {
@@ -153,4 +155,21 @@ func (r *run) keysUninstall(managed, conf string, mExisted bool, cOld []byte, cE
 		r.out("tma: uninstalled keybindings. Reload tmux or restart it to drop bindings already loaded.")
 	}
 	return r.exit()
+}
+
+// FzfDoctorLine is the `fzf:` line for `tma doctor` (which the picker and
+// watch need): the fzf tma would run and its version, or what is missing
+// and how to fix it. ok is false for a missing or too-old fzf. self is the
+// running binary (the pinned fzf is installed beside it).
+func FzfDoctorLine(getenv func(string) string, self string) (line string, ok bool) {
+	beside := ""
+	if self != "" {
+		beside = filepath.Dir(self)
+	}
+	f, err := libpick.Find(getenv("PATH"), beside)
+	if err != nil {
+		msg := strings.ReplaceAll(err.Error(), "\nhint: ", " — ")
+		return "fzf:     " + strings.TrimPrefix(msg, libpick.ErrNoFzf.Error()+": ") + " (the picker and tma watch need it)", false
+	}
+	return fmt.Sprintf("fzf:     %s %s ✓", f.Version, f.Path), true
 }
