@@ -165,3 +165,16 @@ func (a *pluginAdapter) Check(c *Ctx) (*Status, error) {
 	}
 	return st, nil
 }
+
+// OpencodeEvent is the tma event the OpenCode plugin forwards for a bus
+// source ("" for one it ignores): the plugin's table, for the lab's replay.
+func OpencodeEvent(source string) string {
+	for name, srcs := range opencodeSources {
+		for _, s := range srcs {
+			if s == source {
+				return name
+			}
+		}
+	}
+	return ""
+}

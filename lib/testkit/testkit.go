@@ -135,10 +135,22 @@ func (a *Agent) Paint(screen string) {
 	if i := strings.Index(screen, "\n---\n"); i >= 0 && strings.HasPrefix(screen, "# ") {
 		body = screen[i+5:]
 	}
-	want := lastLine(body)
+	// Wait for every line of the new screen: screens often share their
+	// last lines (a footer), so one line proves nothing.
+	var want []string
+	for _, l := range strings.Split(body, "\n") {
+		if t := strings.TrimSpace(stripEsc(l)); t != "" {
+			want = append(want, t)
+		}
+	}
 	a.s.WaitFor(func() bool {
 		o, _ := a.s.Run("capture-pane", "-p", "-t", a.Pane)
-		return want == "" || strings.Contains(o, want)
+		for _, w := range want {
+			if !strings.Contains(o, w) {
+				return false
+			}
+		}
+		return true
 	}, "screen painted in "+a.Pane)
 }
 

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmaproject/tma/lib/testkit"
 )
@@ -116,11 +117,15 @@ func (e *env) ls() map[string]string {
 // expect runs ls until pane reaches want (the fold may need a dwell), or fails.
 func (e *env) expect(pane, want string) {
 	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
 	var got map[string]string
-	e.s.WaitFor(func() bool {
-		got = e.ls()
-		return got[pane] == want
-	}, fmt.Sprintf("%s to be %q (last ls: %v)", pane, want, got))
+	for time.Now().Before(deadline) {
+		if got = e.ls(); got[pane] == want {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	e.t.Fatalf("timed out waiting for %s to be %q (last ls: %v)", pane, want, got)
 }
 
 func screenOf(title, body string) string { return "# title: " + title + "\n---\n" + body }

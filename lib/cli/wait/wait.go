@@ -230,6 +230,8 @@ func subscribe(e *common.Env, c *subscribeCmd) int {
 		fmt.Fprintf(e.Stderr, "error: %v\n", err)
 		return libwait.ExitUsage
 	}
+	// A stream ends when its reader does, even between emissions.
+	common.DieWithReader(e.Stdout)
 	var d stream.Differ
 	git, since := gitinfo.New(), time.Now()
 	for m := range read(e) {
