@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -138,22 +137,4 @@ func (f *Fzf) Run(args, env []string, stdin io.Reader, stderr io.Writer) (string
 		return "", -1, err
 	}
 	return out.String(), 0, nil
-}
-
-// Exec replaces this process with argv[0] (looked up on $PATH). It returns
-// only on failure.
-func Exec(argv, env []string) error {
-	p := argv[0]
-	if !strings.Contains(p, "/") {
-		var path string
-		for _, kv := range env {
-			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-				path = v
-			}
-		}
-		if p = lookPath(argv[0], path); p == "" {
-			return fmt.Errorf("%s not found on $PATH", argv[0])
-		}
-	}
-	return syscall.Exec(p, argv, env)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -176,4 +177,31 @@ func (c *Client) classify(ctx context.Context, err error, stderr string) error {
 		e.Kind = ErrPaneGone
 	}
 	return e
+}
+
+// AttachArgv is the tmux command line that attaches a terminal to session
+// on this client's server.
+func (c *Client) AttachArgv(session string) []string {
+	bin := c.Bin
+	if bin == "" {
+		bin = "tmux"
+	}
+	return append(append([]string{bin}, c.Target.Args()...), "attach-session", "-t", session)
+}
+
+// ExecAttach replaces this process with a tmux client attached to session:
+// the terminal passes to tmux. It returns only on failure.
+func (c *Client) ExecAttach(session string) error {
+	argv := c.AttachArgv(session)
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return &Error{Kind: ErrNotInstalled, Target: c.Target, Bin: argv[0]}
+	}
+	env := os.Environ()
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "TMUX=") {
+			env[i] = "TMUX=" // attach refuses to nest when $TMUX is set
+		}
+	}
+	return syscall.Exec(path, argv, env)
 }

@@ -2,7 +2,10 @@ package hook
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/tmux"
@@ -19,24 +22,32 @@ func clearAttention(ctx context.Context, e *common.Env, g *common.Globals, pane,
 	}
 	tc := g.Tmux(e, nil)
 	tc.Timeout = HookTimeout
-	out, _, err := tc.Run(ctx, "", "list-panes", "-s", "-t", pane, "-F",
-		"#{pane_id}"+sep+"#{window_id}"+sep+"#{pane_active}"+sep+"#{pane_last}"+sep+"#{window_active}"+sep+"#{window_last_flag}"+sep+"#{@agent_attention}")
+	// Every pane (one call): the session's for the clear, the whole server's
+	// for the watchers to nudge.
+	out, _, err := tc.Run(ctx, "", "list-panes", "-a", "-F",
+		"#{pane_id}"+sep+"#{window_id}"+sep+"#{pane_active}"+sep+"#{pane_last}"+sep+"#{window_active}"+sep+"#{window_last_flag}"+sep+"#{@agent_attention}"+sep+"#{session_id}"+sep+"#{@tma_watch_pid}")
 	if err != nil {
 		return err
 	}
 	out = strings.ReplaceAll(out, `\037`, sep)
-	type row struct{ id, win, active, last, winActive, winLast, attn string }
-	var rows []row
-	win := ""
+	type row struct{ id, win, active, last, winActive, winLast, attn, sess, watch string }
+	var all []row
+	win, sess := "", ""
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Split(line, sep)
-		if len(f) != 7 {
+		if len(f) != 9 {
 			continue
 		}
-		r := row{f[0], f[1], f[2], f[3], f[4], f[5], f[6]}
-		rows = append(rows, r)
+		r := row{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]}
+		all = append(all, r)
 		if r.id == pane {
-			win = r.win
+			win, sess = r.win, r.sess
+		}
+	}
+	var rows []row
+	for _, r := range all {
+		if r.sess == sess {
+			rows = append(rows, r)
 		}
 	}
 	targets := map[string]bool{pane: true}
@@ -62,6 +73,23 @@ func clearAttention(ctx context.Context, e *common.Env, g *common.Globals, pane,
 			lines = append(lines, l)
 		}
 	}
+	if len(lines) == 0 {
+		return nil
+	}
 	_, err = tc.Exec(ctx, lines)
+	// Nudge every watcher so its dashboard shows the clear now, not at its
+	// next tick. SIGUSR1 kills a process that does not expect it, so a pid is
+	// signalled only while it is still a tma-pick (a watcher that died may
+	// have left its pid to something else).
+	for _, r := range all {
+		if pid, perr := strconv.Atoi(r.watch); perr == nil && pid > 1 && isWatcher(pid) {
+			_ = syscall.Kill(pid, syscall.SIGUSR1)
+		}
+	}
 	return err
+}
+
+func isWatcher(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return err == nil && strings.TrimSpace(string(b)) == "tma-pick"
 }

@@ -1,13 +1,11 @@
 package pick
 
 import (
-	"os"
 	"strings"
 
 	"github.com/mattn/go-isatty"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/jump"
-	libpick "github.com/tmaproject/tma/lib/pick"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -43,11 +41,7 @@ func (s *sess) attach(a *attachCmd) int {
 	if f.Row(a.Pane) == nil {
 		s.note("no agent in pane %s", a.Pane)
 	}
-	bin := s.tc.Bin
-	if bin == "" {
-		bin = "tmux"
-	}
-	argv := append(append([]string{bin}, s.tc.Target.Args()...), "attach-session", "-t", p.Session)
+	argv := s.tc.AttachArgv(p.Session)
 	if a.Print {
 		q := make([]string, len(argv))
 		for i, w := range argv {
@@ -64,8 +58,8 @@ func (s *sess) attach(a *attachCmd) int {
 	if code := s.exec(f, lines); code != 0 {
 		return code
 	}
-	err = libpick.Exec(argv, os.Environ())
-	s.e.Errorf("exec %s: %v", bin, err)
+	err = s.tc.ExecAttach(p.Session)
+	s.e.Errorf("exec %s: %v", argv[0], err)
 	return common.ExitFail
 }
 

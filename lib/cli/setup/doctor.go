@@ -52,6 +52,7 @@ type Doctor struct {
 	StampIssues       []dPaneNote  `json:"stamp_issues"`
 	Agents            []dAgent     `json:"agents"`
 	Actions           dActions     `json:"actions"`
+	Fzf               dFzf         `json:"fzf"`
 	Warnings          int          `json:"warnings"`
 	BelowTier         int          `json:"below_tier"`
 }
@@ -132,6 +133,10 @@ type dAgent struct {
 	HookNote      *string `json:"hook_note"`
 	HookDemoted   bool    `json:"hook_demoted"`
 	Model         *string `json:"model"`
+}
+type dFzf struct {
+	OK   bool   `json:"ok"`
+	Line string `json:"line"`
 }
 type dActions struct {
 	Loaded int      `json:"loaded"`
@@ -345,6 +350,12 @@ func (r *run) diagnose() (*Doctor, string) {
 		}
 	}
 	line("actions:", "0 loaded (tma act is not built yet)")
+	fl, ok := FzfDoctorLine(r.e.Getenv, self())
+	doc.Fzf = dFzf{OK: ok, Line: strings.TrimSpace(strings.TrimPrefix(fl, "fzf:"))}
+	if !ok {
+		warn()
+	}
+	b.WriteString(fl + "\n")
 
 	if serr != nil {
 		doc.ProcessWalk.OK = true
@@ -494,6 +505,11 @@ func (r *run) diagnose() (*Doctor, string) {
 		doc.Agents = append(doc.Agents, da)
 	}
 	return doc, b.String()
+}
+
+func self() string {
+	p, _ := os.Executable()
+	return p
 }
 
 func slashed(d string) string {
