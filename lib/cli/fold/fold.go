@@ -24,14 +24,14 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	common.DieWithReader(stdout)
 	w := record.NewWriter(stdout)
 	defer w.Flush()
-	l, err := c.Load(e)
+	rl, err := c.NewReloader(e)
 	if err != nil {
 		_ = w.Write(&record.Error{Tool: e.Tool, Message: err.Error()})
 		e.Errorf("%v", err)
 		return common.ExitFail
 	}
 	err = common.ReadGroups(e, func(g *common.Group) error {
-		Apply(g, l, c.Explain)
+		Apply(g, rl.Get(), c.Explain)
 		common.WriteGroup(w, g)
 		return w.Flush()
 	})

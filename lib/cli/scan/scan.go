@@ -43,10 +43,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		e.Errorf("invalid pane id %q (want %%N)", c.Pane)
 		return common.ExitUsage
 	}
-	l, err := c.Load(e)
+	rl, err := c.NewReloader(e)
 	if err != nil {
 		return fail(err.Error(), common.ExitFail)
 	}
+	l := rl.Get()
 	tc := c.Tmux(e, l.Config)
 	opts := libscan.Options{
 		Manifests: l.Manifests, Tuning: l.Tuning(), Host: common.Host(),
@@ -62,7 +63,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return common.ExitOK
 	}
-	return follow(e, w, tc, opts, c.Interval, !c.NoPush, fail)
+	return follow(e, w, tc, opts, rl, c.Interval, !c.NoPush, fail)
 }
 
 func emit(w *record.Writer, res *libscan.Result) error {
@@ -86,7 +87,7 @@ const (
 // Control mode that fails degrades silently to polling; the pusher
 // re-probes. A tmux call that times out is a skipped tick; a server that is
 // gone ends the stream.
-func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Options, interval time.Duration, push bool, fail func(string, int) int) int {
+func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Options, rl *common.Reloader, interval time.Duration, push bool, fail func(string, int) int) int {
 	common.DieWithReader(e.Stdout)
 	if interval < 100*time.Millisecond {
 		interval = 100 * time.Millisecond
@@ -102,6 +103,8 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 	var last time.Time
 	for {
 		last = time.Now()
+		l := rl.Get()
+		opts.Manifests, opts.Tuning = l.Manifests, l.Tuning()
 		res, err := libscan.Run(common.Background(), tc, opts)
 		switch {
 		case errors.Is(err, tmux.ErrTimeout):

@@ -154,7 +154,7 @@ func strp(s string) *string {
 // observes the panes as the cycle does (without capturing) and stamps
 // nothing.
 func (r *run) doctor(d *doctorCmd) int {
-	l, err := r.g.Load(quietEnv(r.e))
+	l, err := r.g.Load(common.Quiet(r.e))
 	if err != nil {
 		r.e.Errorf("%v", err)
 		return common.ExitFail
@@ -187,18 +187,6 @@ func (r *run) doctor(d *doctorCmd) int {
 	}
 	return common.ExitOK
 }
-
-// quietEnv keeps the loader's per-manifest warnings off stderr: doctor
-// reports skipped manifests in its own agents: line.
-func quietEnv(e *common.Env) *common.Env {
-	q := *e
-	q.Stderr = discard{}
-	return &q
-}
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // daemonSocket is where a tier-3 daemon for this server would listen.
 func daemonSocket(server string) string {

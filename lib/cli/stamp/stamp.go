@@ -26,7 +26,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	common.DieWithReader(stdout)
 	w := record.NewWriter(stdout)
 	defer w.Flush()
-	loaded, err := c.Load(e)
+	rl, err := c.NewReloader(e)
 	if err != nil {
 		_ = w.Write(&record.Error{Tool: e.Tool, Message: err.Error()})
 		e.Errorf("%v", err)
@@ -44,6 +44,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		// Fed raw scan records (the cron polling floor), fold here with
 		// the same library; folded records keep their verdicts.
+		loaded := rl.Get()
 		clifold.Apply(g, loaded, false)
 		plan, err := libstamp.Build(g.Cycle, g.Panes, g.Cycle.LastPollMS)
 		if err != nil {
