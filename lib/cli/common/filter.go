@@ -106,3 +106,33 @@ func ErrorCode(x *record.Error) int {
 	}
 	return ExitFail
 }
+
+// Filter runs a record filter: it reads cycles from stdin, hands each with
+// the current config and manifests to each (which writes what it emits), and
+// flushes per cycle. A failure, its own or a malformed input, becomes an
+// error record on stdout (so it reaches the end of the pipe) and exit 1. In
+// a follow pipeline the filter ends with its reader.
+func Filter(e *Env, g *Globals, each func(l *Loaded, grp *Group, w *record.Writer) error) int {
+	DieWithReader(e.Stdout)
+	w := record.NewWriter(e.Stdout)
+	defer w.Flush()
+	fail := func(err error) int {
+		_ = w.Write(&record.Error{Tool: e.Tool, Message: err.Error()})
+		e.Errorf("%v", err)
+		return ExitFail
+	}
+	rl, err := g.NewReloader(e)
+	if err != nil {
+		return fail(err)
+	}
+	err = ReadGroups(e, func(grp *Group) error {
+		if err := each(rl.Get(), grp, w); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return ExitOK
+}

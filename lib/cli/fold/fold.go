@@ -20,27 +20,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, code, ok := common.Parse(e, &c, "Fold pane observations (NDJSON on stdin) into verdicts. Pure: time comes from the records.", args); !ok {
 		return code
 	}
-	// In a follow pipeline this filter lives as long as its reader does.
-	common.DieWithReader(stdout)
-	w := record.NewWriter(stdout)
-	defer w.Flush()
-	rl, err := c.NewReloader(e)
-	if err != nil {
-		_ = w.Write(&record.Error{Tool: e.Tool, Message: err.Error()})
-		e.Errorf("%v", err)
-		return common.ExitFail
-	}
-	err = common.ReadGroups(e, func(g *common.Group) error {
-		Apply(g, rl.Get(), c.Explain)
+	return common.Filter(e, &c.Globals, func(l *common.Loaded, g *common.Group, w *record.Writer) error {
+		Apply(g, l, c.Explain)
 		common.WriteGroup(w, g)
-		return w.Flush()
+		return nil
 	})
-	if err != nil {
-		_ = w.Write(&record.Error{Tool: e.Tool, Message: err.Error()})
-		e.Errorf("%v", err)
-		return common.ExitFail
-	}
-	return common.ExitOK
 }
 
 // Apply folds every pane of a group that has no verdict yet.

@@ -22,29 +22,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, code, ok := common.Parse(e, &c, "Commit folded verdicts (NDJSON on stdin) to tmux pane options with guarded writes; emit rows. Raw observations are folded first.", args); !ok {
 		return code
 	}
-	// In a follow pipeline this filter lives as long as its reader does.
-	common.DieWithReader(stdout)
-	w := record.NewWriter(stdout)
-	defer w.Flush()
-	rl, err := c.NewReloader(e)
-	if err != nil {
-		_ = w.Write(&record.Error{Tool: e.Tool, Message: err.Error()})
-		e.Errorf("%v", err)
-		return common.ExitFail
-	}
-	fail := func(msg string) int {
-		_ = w.Write(&record.Error{Tool: e.Tool, Message: msg})
-		e.Errorf("%s", msg)
-		return common.ExitFail
-	}
-	err = common.ReadGroups(e, func(g *common.Group) error {
+	return common.Filter(e, &c.Globals, func(loaded *common.Loaded, g *common.Group, w *record.Writer) error {
 		if g.Cycle == nil {
 			common.WriteGroup(w, g)
-			return w.Flush()
+			return nil
 		}
 		// Fed raw scan records (the cron polling floor), fold here with
 		// the same library; folded records keep their verdicts.
-		loaded := rl.Get()
 		clifold.Apply(g, loaded, false)
 		plan, err := libstamp.Build(g.Cycle, g.Panes, g.Cycle.LastPollMS)
 		if err != nil {
@@ -64,12 +48,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				g.Errors = append(g.Errors, &record.Error{Tool: e.Tool, Message: common.DescribeTmuxError(e, tc, err)})
 			}
 		}
-		out := &common.Group{Cycle: g.Cycle, Rows: plan.Rows, Other: g.Other, Errors: g.Errors, End: g.End}
-		common.WriteGroup(w, out)
-		return w.Flush()
+		common.WriteGroup(w, &common.Group{Cycle: g.Cycle, Rows: plan.Rows, Other: g.Other, Errors: g.Errors, End: g.End})
+		return nil
 	})
-	if err != nil {
-		return fail(err.Error())
-	}
-	return common.ExitOK
 }
