@@ -47,7 +47,9 @@ func NewServer(t testing.TB) *Server {
 	s.MustRun("new-session", "-d", "-s", "s", "-x", "80", "-y", "24", "sh")
 	s.Socket = strings.TrimSpace(s.MustRun("display", "-p", "-t", "s", "#{socket_path}"))
 	t.Cleanup(func() {
-		_ = exec.Command(s.Bin, "-L", s.Name, "kill-server").Run()
+		if out, err := exec.Command(s.Bin, "-L", s.Name, "kill-server").CombinedOutput(); err != nil && os.Getenv("TMA_TESTKIT_DEBUG") != "" {
+			fmt.Fprintf(os.Stderr, "testkit: kill-server %s: %v %s\n", s.Name, err, out)
+		}
 		_ = os.Remove(s.Socket)
 	})
 	return s

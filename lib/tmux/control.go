@@ -89,6 +89,7 @@ func (p *Pusher) attach(session string) error {
 	args := append(p.client.Target.Args(), "-C", "attach-session", "-f", "ignore-size,read-only", "-t", session)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "TMUX=")
+	dieWithParent(cmd)
 	stdin, err := cmd.StdinPipe() // held open: a control client exits on EOF
 	if err != nil {
 		return err
