@@ -96,6 +96,7 @@ type sess struct {
 	e  *common.Env
 	g  *common.Globals
 	l  *common.Loaded
+	rl *common.Reloader // the picker and watch re-read config and manifests as they refresh
 	tc *tmux.Client
 	// noPush keeps forward jumps off the trail (the temporary watch session
 	// pushed its origin already); temporary is that session's id.
@@ -104,15 +105,16 @@ type sess struct {
 }
 
 func (s *sess) load() error {
-	if s.l != nil {
+	if s.rl != nil {
+		s.l = s.rl.Get()
 		return nil
 	}
-	l, err := s.g.Load(s.e)
+	rl, err := s.g.NewReloader(s.e)
 	if err != nil {
 		return err
 	}
-	s.l = l
-	s.tc = s.g.Tmux(s.e, l.Config)
+	s.rl, s.l = rl, rl.Get()
+	s.tc = s.g.Tmux(s.e, s.l.Config)
 	return nil
 }
 
