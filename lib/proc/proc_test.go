@@ -3,6 +3,7 @@ package proc
 import (
 	"context"
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -42,5 +43,22 @@ func TestWalkFindsSelf(t *testing.T) {
 	}
 	if names := tb.Names(p); len(names) == 0 || names[0] == "" {
 		t.Fatalf("names = %v", names)
+	}
+}
+
+func TestWalkPSFindsSelf(t *testing.T) {
+	if _, err := exec.LookPath("ps"); err != nil {
+		t.Skip("no ps")
+	}
+	tb, err := walkPS(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := tb.Get(os.Getpid())
+	if p == nil || p.PPID != os.Getppid() || p.Comm == "" {
+		t.Fatalf("self not found through ps: %+v", p)
+	}
+	if !tb.Contains(os.Getppid(), os.Getpid()) {
+		t.Fatal("the ps table has no tree")
 	}
 }
