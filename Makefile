@@ -10,7 +10,7 @@ FZF     := github.com/junegunn/fzf@v0.65.2
 VERSION ?= 0.1.0
 LDFLAGS := -s -w -X github.com/tmaproject/tma/lib/cli/common.Version=$(VERSION)
 
-.PHONY: all build test unit integration lint bench demo install uninstall clean
+.PHONY: all build test unit integration lint bench demo install uninstall clean capture e2e-agents drift
 
 all: build
 
@@ -50,3 +50,14 @@ uninstall:
 
 clean:
 	rm -rf bin
+
+# The agent lab (docs/lab.md, docs/detection.md): root, the npm registry,
+# minutes per agent. AGENT=codex narrows any of them to one agent.
+capture:
+	fixtures/lab/run.sh $(AGENT)
+
+e2e-agents: build
+	fixtures/lab/e2e.sh $(AGENT)
+
+drift:
+	fixtures/lab/drift.sh $(AGENT)
