@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/tmaproject/tma/lib/manifest"
-	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -287,4 +286,3 @@ func remove(xs []string, s string) []string {
 	return out
 }
 
-var _ = record.ValidState

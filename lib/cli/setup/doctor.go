@@ -18,7 +18,6 @@ import (
 	"github.com/tmaproject/tma/lib/install"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/scan"
-	"github.com/tmaproject/tma/lib/tmux"
 )
 
 type doctorCmd struct {
@@ -526,4 +525,3 @@ func olderThan(v string, major, minor int) bool {
 	return ma < major || ma == major && mi < minor
 }
 
-var _ = tmux.ValidPaneID
