@@ -285,4 +285,3 @@ func remove(xs []string, s string) []string {
 	}
 	return out
 }
-

@@ -524,4 +524,3 @@ func olderThan(v string, major, minor int) bool {
 	}
 	return ma < major || ma == major && mi < minor
 }
-
