@@ -146,6 +146,7 @@ func (f *folder) fold() {
 	}
 	best, skip := manifest.Decide(results)
 	if skip {
+		f.v.HistoryView = true
 		f.hold("a history view is on screen (skip_state_update): frozen", true)
 		return
 	}

@@ -163,8 +163,9 @@ type Verdict struct {
 	SetAttention bool   `json:"set_attention"`
 	ClearAttn    bool   `json:"clear_attention"`
 	MayOverride  bool   `json:"may_override"`
-	Refresh      bool   `json:"refresh"`  // a hold that still refreshes stamped_at (a screen was read)
-	GuardAt      int64  `json:"guard_at"` // commit only while @agent_evidence_at is at most this
+	Refresh      bool   `json:"refresh"`                // a hold that still refreshes stamped_at (a screen was read)
+	HistoryView  bool   `json:"history_view,omitempty"` // a skip_state_update rule matched: frozen
+	GuardAt      int64  `json:"guard_at"`               // commit only while @agent_evidence_at is at most this
 	// Anchors are tma's internal clocks kept on the pane, by option name:
 	// @tma_idle_since (the dwell), @tma_unblock_seen (a blocked claim whose
 	// dialog is gone), @tma_reg_dead_since (a pid-less registration in a

@@ -117,11 +117,7 @@ func BuildExplain(p *record.Pane) *Explain {
 		x.Rules = append(x.Rules, ExplainRule{Index: r.Index, State: r.State, Detail: sp(r.Detail), Priority: r.Priority,
 			Region: r.Region, Label: r.Label, Matched: r.Matched, Excerpt: sp(r.Excerpt)})
 	}
-	for _, t := range v.Trace {
-		if strings.Contains(t, "history view") {
-			x.Flags.HistoryView = true
-		}
-	}
+	x.Flags.HistoryView = v.HistoryView
 	if v.Action != record.ActNone {
 		x.Verdict = &ExplainResult{State: v.State, Detail: sp(v.Detail), Action: publishOrHold(v.Action), MayOverride: v.MayOverride,
 			SetAttention: v.SetAttention, EpisodeReset: v.EpisodeReset, WinningEvidence: v.Winning}
