@@ -304,3 +304,13 @@ func TestBlockedNotVisibleHolds(t *testing.T) {
 		t.Fatalf("got %q", describe(v))
 	}
 }
+
+func TestHistoryViewFlag(t *testing.T) {
+	v := Fold(pane(stamped("working", "capture", 1000, 5000), historyScreen), agent(t), DefaultTuning, false)
+	if !v.HistoryView || v.Action != record.ActHold {
+		t.Fatalf("history view: %+v", v)
+	}
+	if v := Fold(pane(stamped("working", "capture", 1000, 5000), workingScreen), agent(t), DefaultTuning, false); v.HistoryView {
+		t.Fatal("history_view set without a skip_state_update match")
+	}
+}
