@@ -22,13 +22,13 @@ var DefaultTuning = Tuning{DwellSecs: 3, HookDecaySecs: 60, BlockedDecaySecs: 30
 // before the tuple counts as settled under a backward clock step.
 const ClockStepMS = 2000
 
-// A blocked hook claim whose dialog is gone: agents that fire no event for a
-// reject or an interrupt made with Esc (Claude, Gemini) would otherwise stay
-// blocked until blocked_decay_secs. The screen releases the claim when a
-// capture at least UnblockGraceMS newer than the claim shows no blocker but
-// positive idle or working chrome, and a second capture UnblockConfirmMS or
-// more later still does: two cycles. The grace covers a dialog drawn just
-// after its hook fired.
+// A hook claim the screen has moved past: agents fire no event for a reject
+// or an interrupt made with Esc (Claude, Gemini), which would otherwise hold
+// blocked until blocked_decay_secs and working until hook_decay_secs. The
+// screen releases the claim when a capture at least UnblockGraceMS newer than
+// the claim shows the other state's chrome, and a second capture
+// UnblockConfirmMS or more later still does: two cycles (see releasable).
+// The grace covers a screen drawn just after its hook fired.
 const (
 	UnblockGraceMS   = 1000
 	UnblockConfirmMS = 500
@@ -169,18 +169,18 @@ func (f *folder) fold() {
 			f.note("hook claim %s is %ds old (window %ds), the manifest sees %s on screen, and the screen shows %s: expired",
 				prior.State, (at-prior.EvidenceAt)/1000, f.t.Decay(prior.State)/1000, prior.State, state)
 			f.decide(state, detail, "capture", at, label, prior.EvidenceAt)
-		case prior.State == "blocked" && state != "" && state != "blocked" && f.a.IsVisible("blocked") && at-prior.EvidenceAt >= UnblockGraceMS:
+		case f.releasable(prior.State, state) && at-prior.EvidenceAt >= UnblockGraceMS:
 			seen := prior.UnblockSeen
 			if seen == 0 || seen > at {
 				seen = at
 			}
 			if at-seen < UnblockConfirmMS {
-				f.hold(fmt.Sprintf("blocked claim but no blocker on screen (%s chrome): confirming on the next cycle", state), true)
+				f.hold(fmt.Sprintf("%s claim but %s chrome on screen: confirming on the next cycle", prior.State, state), true)
 				f.anchor("@tma_unblock_seen", seen)
 				return
 			}
 			f.v.MayOverride = true
-			f.note("the blocked claim's dialog is gone (answered or dismissed with no event) and %s chrome is on screen: released", state)
+			f.note("the %s claim's screen is gone (answered, dismissed or interrupted with no event) and %s chrome is on screen: released", prior.State, state)
 			f.decide(state, detail, "capture", at, label, prior.EvidenceAt)
 		default:
 			f.hold(fmt.Sprintf("hook claim %s holds (screen: %s)", prior.State, orDash(state)), true)
@@ -237,6 +237,22 @@ func (f *folder) decide(state, detail, source string, at int64, label string, gu
 	}
 	f.inputClear()
 	f.note("publish %s%s from %s: %s", state, slashDetail(detail), source, label)
+}
+
+// releasable: a hook claim the screen may release within two cycles, for
+// the transitions agents fire no event for. A blocked claim yields to any
+// other chrome once its dialog is gone (a reject or an interrupt with Esc);
+// a working claim yields to idle chrome (an interrupt with Esc), but only
+// for an agent whose manifest sees idle on screen: Codex draws its idle
+// composer while it streams.
+func (f *folder) releasable(claim, screen string) bool {
+	switch claim {
+	case "blocked":
+		return screen != "" && screen != "blocked" && f.a.IsVisible("blocked")
+	case "working":
+		return screen == "idle" && f.a.IsVisible("idle")
+	}
+	return false
 }
 
 // anchor keeps one of tma's internal clocks on the pane after this commit.

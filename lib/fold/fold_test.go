@@ -314,3 +314,32 @@ func TestHistoryViewFlag(t *testing.T) {
 		t.Fatal("history_view set without a skip_state_update match")
 	}
 }
+
+func TestWorkingClaimReleasedByIdleChrome(t *testing.T) {
+	// Claude sees idle on screen (its prompt box is alone when it stops); an
+	// interrupt with Esc fires no hook, so the screen releases the claim.
+	a, err := manifest.Parse("agent", "test", []byte(strings.Replace(testManifest, `visible = ["working", "blocked"]`, `visible = ["working", "idle", "blocked"]`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		p    *record.Pane
+		want string
+	}{
+		{"first sight waits a cycle", pane(stamped("working", "hook", 5000, 5000), idleScreen), "hold working hook refresh unblock=0s"},
+		{"confirmed: released", pane(stamped("working", "hook", 5000, 5000).with("@tma_unblock_seen", ms(now-1000)), idleScreen), "publish idle capture +attn +reset override"},
+		{"a fresh claim is not released (its screen may not be drawn yet)", pane(stamped("working", "hook", 300, 300), idleScreen), "hold working hook refresh"},
+		{"working chrome keeps the claim", pane(stamped("working", "hook", 5000, 5000).with("@tma_unblock_seen", ms(now-1000)), workingScreen), "hold working hook refresh"},
+	}
+	for _, c := range cases {
+		if got := describe(Fold(c.p, a, DefaultTuning, false)); got != c.want {
+			t.Errorf("%s: got %q want %q", c.name, got, c.want)
+		}
+	}
+	// Where idle is not visible (Codex draws its composer while it streams),
+	// idle chrome never releases a working claim.
+	if got := describe(Fold(pane(stamped("working", "hook", 5000, 5000).with("@tma_unblock_seen", ms(now-1000)), idleScreen), agent(t), DefaultTuning, false)); got != "hold working hook refresh" {
+		t.Errorf("idle not visible: %q", got)
+	}
+}

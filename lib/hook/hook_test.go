@@ -168,3 +168,12 @@ func TestBlindPlan(t *testing.T) {
 		t.Errorf("hostile session id kept: %q", p.Session)
 	}
 }
+
+func TestEventTime(t *testing.T) {
+	if p := ParsePayload(`{"tma_at_ms":1800000000123}`); p.AtMS != 1800000000123 {
+		t.Errorf("tma_at_ms: %d", p.AtMS)
+	}
+	if p := ParsePayload(`{"tma_at_ms":"soon"}`); p.AtMS != 0 {
+		t.Errorf("a non-number: %d", p.AtMS)
+	}
+}

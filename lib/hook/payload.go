@@ -17,6 +17,10 @@ type Payload struct {
 	Tool       string
 	Call       string // an identifier for the pending call, never its text
 	Summary    string // the command line or path the call would act on
+	// AtMS is when the event happened, if the caller says (tma's OpenCode
+	// and pi plugins stamp tma_at_ms): hooks spawned without waiting can
+	// reach tmux out of order, and the claim guard orders them by this.
+	AtMS int64
 }
 
 // ParsePayload reads the fields tma uses. A payload that is not a JSON object
@@ -41,6 +45,9 @@ func ParsePayload(raw string) Payload {
 		}
 	} else if id := first(m, "tool_use_id", "toolUseId", "call_id", "callID"); id != "" {
 		p.Call = id
+	}
+	if v, ok := m["tma_at_ms"].(float64); ok && v > 0 {
+		p.AtMS = int64(v)
 	}
 	p.Session = sessionID(p.Session)
 	p.Transcript = Clean(p.Transcript, 1024)

@@ -40,7 +40,9 @@ function forward(name, payload) {
 function fire(source, sessionID, extra) {
   const name = eventFor(source);
   if (!name) return;
-  const payload = { hook_event_name: name, source: source };
+  // tma_at_ms: the hooks are spawned without waiting and may reach tmux out
+  // of order; tma orders the claims by when the event happened.
+  const payload = { hook_event_name: name, source: source, tma_at_ms: Date.now() };
   if (sessionID) payload.session_id = sessionID;
   forward(name, Object.assign(payload, extra));
 }

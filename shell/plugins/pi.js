@@ -38,7 +38,7 @@ function forward(name, payload) {
 }
 
 function payloadFor(name, event, ctx) {
-  const p = { hook_event_name: name, cwd: process.cwd() };
+  const p = { hook_event_name: name, cwd: process.cwd(), tma_at_ms: Date.now() };
   const session = sessionOf(ctx);
   if (session) p.session_id = session;
   if (event && event.toolName) p.tool_name = event.toolName;

@@ -232,3 +232,16 @@ func TestRegisteredAgentThatLeftIsCleaned(t *testing.T) {
 		t.Errorf("stamps kept: %v", o)
 	}
 }
+
+// Hooks spawned without waiting (tma's OpenCode plugin) can reach tmux out of
+// order; the event time they carry decides.
+func TestHookEventTimeOrdersClaims(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("opencode", claudeIdle)
+	now := time.Now().UnixMilli()
+	e.fire(a.Pane, "opencode", "stop", `{"tma_at_ms":`+itoa(now-10)+`}`)
+	e.fire(a.Pane, "opencode", "user-prompt-submit", `{"tma_at_ms":`+itoa(now-20)+`}`) // emitted first, stamped last
+	if got := e.s.Option(a.Pane, "@agent_state"); got != "idle" {
+		t.Fatalf("an earlier busy overwrote the later idle: %q", got)
+	}
+}

@@ -18,6 +18,10 @@ import (
 // HookTimeout bounds each tmux call a hook makes.
 const HookTimeout = 2 * time.Second
 
+// EventSkewMS bounds how old a caller-stamped event time (tma_at_ms) may be
+// and still be taken as the evidence time.
+const EventSkewMS = 60_000
+
 // MaxPayload is the most of a payload tma reads; the rest is ignored.
 const MaxPayload = 1 << 20
 
@@ -78,6 +82,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	tc := c.Tmux(e, l.Config)
 	tc.Timeout = HookTimeout
 	ev := libhook.Event{Agent: a, Name: c.Event, Payload: libhook.ParsePayload(payload), Pane: pane, NowMS: time.Now().UnixMilli()}
+	if at := ev.Payload.AtMS; at > ev.NowMS-EventSkewMS && at <= ev.NowMS {
+		ev.NowMS = at // the event's own time: a later-spawned hook for an earlier event loses
+	}
 	// The common event is planned blind and costs one tmux spawn; a
 	// registration, a subagent's bookkeeping, or an event whose session lives
 	// in another pane lists the panes first.
