@@ -26,6 +26,8 @@ var screenOnly = map[string]map[string]string{
 	// runs the hook state is still blocked, and the fold's release of a
 	// blocked claim whose dialog is gone takes it to working.
 	"gemini": {"working-tool": "approve fires no event until AfterTool"},
+	// Approving Codex's prompt fires nothing until PostToolUse.
+	"codex": {"working-tool": "approve fires no event until PostToolUse"},
 }
 
 func TestRecordedHookEvents(t *testing.T) {
