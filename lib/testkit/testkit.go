@@ -81,12 +81,20 @@ func (s *Server) Option(pane, name string) string {
 	return strings.TrimRight(out, "\n")
 }
 
+// builtDir holds this test binary's fake agents.
+func builtDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("tma-fakeagent-%d", os.Getpid()))
+}
+
+// RemoveBuilt deletes the fake agents this test binary built; call it from
+// TestMain after m.Run.
+func RemoveBuilt() { _ = os.RemoveAll(builtDir()) }
+
 // FakeAgent builds the fake agent under the given process name (once per
 // test binary and name) and returns its path.
 func FakeAgent(t testing.TB, name string) string {
 	t.Helper()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("tma-fakeagent-%d", os.Getpid()))
-	path := filepath.Join(dir, name, name)
+	path := filepath.Join(builtDir(), name, name)
 	if _, err := os.Stat(path); err == nil {
 		return path
 	}

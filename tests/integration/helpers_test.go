@@ -21,7 +21,7 @@ func writeScreen(t *testing.T, e *env, screen string) string {
 	return f
 }
 
-func formatInt(v int64) string { return strconv.FormatInt(v, 10) }
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // orderedKeys lists a JSON object's top-level keys in document order.
 func orderedKeys(t *testing.T, doc string) string {

@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 	binDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
+	testkit.RemoveBuilt()
 	os.Exit(code)
 }
 

@@ -145,5 +145,3 @@ func mustLine(t *testing.T, w tmux.Write) string {
 	}
 	return l
 }
-
-func itoa(v int64) string { return formatInt(v) }
