@@ -2,10 +2,13 @@ package integration
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -243,5 +246,62 @@ func TestHookEventTimeOrdersClaims(t *testing.T) {
 	e.fire(a.Pane, "opencode", "user-prompt-submit", `{"tma_at_ms":`+itoa(now-20)+`}`) // emitted first, stamped last
 	if got := e.s.Option(a.Pane, "@agent_state"); got != "idle" {
 		t.Fatalf("an earlier busy overwrote the later idle: %q", got)
+	}
+}
+
+// Any focus change nudges the watchers named in @tma_watch_pid, even with no
+// mark to clear, and only processes that are still a tma-pick. A copy of
+// sleep named tma-pick stands in for a watcher: SIGUSR1's default action
+// ends it, which is what the test observes.
+func TestClearAttentionNudgesWatchers(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.ls()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	body, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(t.TempDir(), "tma-pick")
+	if err := os.WriteFile(fake, body, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Each process is waited for once, by its own goroutine.
+	start := func(path string) (*exec.Cmd, chan error) {
+		c := exec.Command(path, "30")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }()
+		t.Cleanup(func() { _ = c.Process.Kill(); <-done })
+		return c, done
+	}
+	watcher, watcherDone := start(fake)
+	other, otherDone := start(sleep)
+	b := strings.TrimSpace(e.s.MustRun("new-window", "-d", "-P", "-F", "#{pane_id}", "sh"))
+	e.s.MustRun("set-option", "-p", "-t", a.Pane, "@tma_watch_pid", strconv.Itoa(watcher.Process.Pid))
+	e.s.MustRun("set-option", "-p", "-t", b, "@tma_watch_pid", strconv.Itoa(other.Process.Pid))
+	if _, _, code := e.tma("clear-attention", a.Pane); code != 0 {
+		t.Fatalf("clear-attention exit %d", code)
+	}
+	select {
+	case err := <-watcherDone:
+		watcherDone <- err // for the cleanup
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGUSR1 {
+			t.Fatalf("watcher ended with %v, want SIGUSR1", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watcher was not nudged")
+	}
+	select {
+	case err := <-otherDone:
+		otherDone <- err
+		t.Fatalf("a process that is not a tma-pick was signalled: %v", err)
+	case <-time.After(300 * time.Millisecond):
 	}
 }

@@ -73,14 +73,14 @@ func clearAttention(ctx context.Context, e *common.Env, g *common.Globals, pane,
 			lines = append(lines, l)
 		}
 	}
-	if len(lines) == 0 {
-		return nil
+	if len(lines) > 0 {
+		_, err = tc.Exec(ctx, lines)
 	}
-	_, err = tc.Exec(ctx, lines)
-	// Nudge every watcher so its dashboard shows the clear now, not at its
-	// next tick. SIGUSR1 kills a process that does not expect it, so a pid is
-	// signalled only while it is still a tma-pick (a watcher that died may
-	// have left its pid to something else).
+	// Nudge every watcher on any focus change, cleared mark or not, so its
+	// dashboard follows the move now rather than at its next tick. SIGUSR1
+	// kills a process that does not expect it, so a pid is signalled only
+	// while it is still a tma-pick (a watcher that died may have left its pid
+	// to something else).
 	for _, r := range all {
 		if pid, perr := strconv.Atoi(r.watch); perr == nil && pid > 1 && isWatcher(pid) {
 			_ = syscall.Kill(pid, syscall.SIGUSR1)
