@@ -1,5 +1,5 @@
-// Package manifests holds the bundled agent manifests, embedded into every binary that
-// loads them.
+// Package manifests holds the bundled agent and action manifests, embedded
+// into every binary that loads them.
 package manifests
 
 import "embed"
@@ -8,3 +8,8 @@ import "embed"
 //
 //go:embed agents/*.toml
 var Agents embed.FS
+
+// Actions holds actions/<name>.toml, one bundled action manifest per file.
+//
+//go:embed actions/*.toml
+var Actions embed.FS

@@ -24,6 +24,9 @@ type Options struct {
 	Git *gitinfo.Resolver
 	// NoCommit plans the writes but does not run them (tests, dry runs).
 	NoCommit bool
+	// Pane scopes the cycle to one pane (still one list call; captures and
+	// writes for that pane only, no rollups): the act broker's re-read.
+	Pane string
 }
 
 // Fleet is one committed cycle.
@@ -45,7 +48,7 @@ type Fleet struct {
 // names. The commit goes to the server the cycle observed, however c named
 // it (as tma-stamp does).
 func Run(ctx context.Context, c *tmux.Client, o Options) (*Fleet, error) {
-	res, err := scan.Run(ctx, c, scan.Options{Manifests: o.Manifests, Tuning: o.Tuning, Host: o.Host, Now: o.Now})
+	res, err := scan.Run(ctx, c, scan.Options{Manifests: o.Manifests, Tuning: o.Tuning, Host: o.Host, Now: o.Now, Pane: o.Pane})
 	if err != nil {
 		return nil, err
 	}

@@ -468,6 +468,19 @@ func (a *Agent) compileRule(i int, r ruleT) (Rule, error) {
 	return rule, nil
 }
 
+// CheckEngineVersion validates a min_engine_version value and refuses one
+// newer than this engine reads (the action manifests share the rule).
+func CheckEngineVersion(v string) error {
+	newer, err := versionNewer(v, EngineVersion)
+	if err != nil {
+		return err
+	}
+	if newer {
+		return fmt.Errorf("needs engine version %s but this tma reads %s: upgrade tma", v, EngineVersion)
+	}
+	return nil
+}
+
 // versionNewer reports whether dotted version v is newer than ref.
 func versionNewer(v, ref string) (bool, error) {
 	pv, err := parseVersion(v)

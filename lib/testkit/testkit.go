@@ -135,6 +135,27 @@ func (s *Server) StartAgent(name, screen string) *Agent {
 	return a
 }
 
+// StartRecordingAgent is StartAgent on a raw terminal (stty raw -echo),
+// with the agent appending every input byte it receives to the returned
+// file: what a pane was sent, key by key.
+func (s *Server) StartRecordingAgent(name, screen string) (*Agent, string) {
+	s.T.Helper()
+	bin := FakeAgent(s.T, name)
+	n := serial.Add(1)
+	f := filepath.Join(s.Dir, fmt.Sprintf("screen-%d", n))
+	log := filepath.Join(s.Dir, fmt.Sprintf("input-%d", n))
+	if err := os.WriteFile(f, []byte(screen), 0o644); err != nil {
+		s.T.Fatal(err)
+	}
+	out := s.MustRun("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "s:", "sh", "-c", "set -m; stty raw -echo; "+bin+" "+f+" "+log+"; exec sh")
+	a := &Agent{Pane: strings.TrimSpace(out), Screen: f, s: s}
+	s.WaitFor(func() bool {
+		o, _ := s.Run("display", "-p", "-t", a.Pane, "#{pane_current_command}")
+		return strings.TrimSpace(o) == name
+	}, "agent "+name+" in the foreground of "+a.Pane)
+	return a, log
+}
+
 // Paint replaces what the agent shows and waits until tmux has it.
 func (a *Agent) Paint(screen string) {
 	a.s.T.Helper()

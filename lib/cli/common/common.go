@@ -150,14 +150,24 @@ func (g *Globals) LoadAgent(e *Env, name string) (*Loaded, *manifest.Agent, erro
 }
 
 func userManifestDir(e *Env) string {
-	if d := e.Getenv("TMA_CONFIG_DIR"); d != "" {
+	if d := ConfigDir(e); d != "" {
 		return filepath.Join(d, "agents")
 	}
+	return ""
+}
+
+// ConfigDir is tma's config dir, where user agents/ and actions/ live:
+// TMA_CONFIG_DIR, else $XDG_CONFIG_HOME/tma (when absolute), else
+// ~/.config/tma; "" when none can be found.
+func ConfigDir(e *Env) string {
+	if d := e.Getenv("TMA_CONFIG_DIR"); d != "" {
+		return d
+	}
 	if x := e.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "tma", "agents")
+		return filepath.Join(x, "tma")
 	}
 	if h := e.Getenv("HOME"); h != "" {
-		return filepath.Join(h, ".config", "tma", "agents")
+		return filepath.Join(h, ".config", "tma")
 	}
 	return ""
 }

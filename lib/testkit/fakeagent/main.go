@@ -2,10 +2,13 @@
 // repainting whenever the screen file changes. Tests build it under an
 // agent's process name (claude, codex, …) so the process walk finds it.
 //
-// Usage: <name> <screen-file>
+// Usage: <name> <screen-file> [<input-log>]
 //
 // The screen file is a fixture (header, ---, raw bytes) or plain text. A
 // header "title" is set as the pane title. An empty file paints nothing.
+// With an input log, every byte the terminal delivers is appended to it and
+// printable input is echoed where the cursor is, as a composer would show
+// it (run it on a raw terminal, `stty raw -echo`, to see keys one by one).
 package main
 
 import (
@@ -19,9 +22,12 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: fakeagent <screen-file>")
+	if len(os.Args) != 2 && len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: fakeagent <screen-file> [<input-log>]")
 		os.Exit(2)
+	}
+	if len(os.Args) == 3 {
+		go record(os.Args[2])
 	}
 	// ^C is the agent's to handle (it does not die of it); a hangup, as when
 	// the server goes, ends it like any program on a closed terminal.
@@ -67,4 +73,29 @@ func paint(b []byte) {
 	body = bytes.TrimRight(body, "\n")
 	out.Write(bytes.ReplaceAll(body, []byte("\n"), []byte("\r\n")))
 	os.Stdout.Write(out.Bytes())
+}
+
+// record appends every input byte to log and echoes the printable ones.
+func record(log string) {
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	buf := make([]byte, 4096)
+	for {
+		n, err := os.Stdin.Read(buf)
+		if n > 0 {
+			f.Write(buf[:n])
+			var echo []byte
+			for _, c := range buf[:n] {
+				if c >= 0x20 && c != 0x7f {
+					echo = append(echo, c)
+				}
+			}
+			os.Stdout.Write(echo)
+		}
+		if err != nil {
+			return
+		}
+	}
 }

@@ -1,0 +1,4 @@
+// Package child runs an exec action's command: sh -c exactly as the manifest
+// wrote it, the pane's context only in the environment, in its own process
+// group, killed whole at the deadline.
+package child

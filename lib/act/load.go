@@ -1,0 +1,136 @@
+package act
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tmaproject/tma/manifests"
+)
+
+// Set is the loaded actions, sorted by name, and the user files that were
+// skipped.
+type Set struct {
+	Actions  []*Action
+	Problems []Problem
+}
+
+// Problem is an action file that was skipped, with the reason (which names
+// the file and the field).
+type Problem struct {
+	File string
+	Err  error
+}
+
+// Load reads the bundled actions, then userDir (<config dir>/actions), where
+// a file adds an action or replaces the bundled one of the same stem. A user
+// file that fails to read or parse is skipped and recorded; a broken bundled
+// one is an error (a build bug). A missing userDir is no error.
+func Load(userDir string) (*Set, error) {
+	byName := map[string]*Action{}
+	bundled, err := Bundled()
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range bundled {
+		byName[a.Name] = a
+	}
+	s := &Set{}
+	if userDir != "" {
+		entries, err := os.ReadDir(userDir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			s.Problems = append(s.Problems, Problem{File: userDir, Err: err})
+		default:
+			for _, e := range entries {
+				stem, ok := strings.CutSuffix(e.Name(), ".toml")
+				if !ok || stem == "" || e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+					continue
+				}
+				file := filepath.Join(userDir, e.Name())
+				data, err := os.ReadFile(file)
+				if err != nil {
+					s.Problems = append(s.Problems, Problem{File: file, Err: err})
+					continue
+				}
+				a, err := Parse(stem, file, data)
+				if err != nil {
+					s.Problems = append(s.Problems, Problem{File: file, Err: err})
+					continue
+				}
+				byName[a.Name] = a
+			}
+		}
+	}
+	for _, a := range byName {
+		s.Actions = append(s.Actions, a)
+	}
+	slices.SortFunc(s.Actions, func(a, b *Action) int { return strings.Compare(a.Name, b.Name) })
+	return s, nil
+}
+
+// Bundled parses the actions compiled into the binary, sorted by name.
+func Bundled() ([]*Action, error) {
+	const dir = "actions"
+	entries, err := fs.ReadDir(manifests.Actions, dir)
+	if err != nil {
+		return nil, fmt.Errorf("bundled actions: %w", err)
+	}
+	var out []*Action
+	for _, e := range entries {
+		stem, ok := strings.CutSuffix(e.Name(), ".toml")
+		if !ok || e.IsDir() {
+			continue
+		}
+		data, err := fs.ReadFile(manifests.Actions, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("bundled action %s: %w", e.Name(), err)
+		}
+		a, err := Parse(stem, "bundled:"+e.Name(), data)
+		if err != nil {
+			return nil, err
+		}
+		a.Bundled = true
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// Get returns the action called name, or nil.
+func (s *Set) Get(name string) *Action {
+	for _, a := range s.Actions {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// Names lists the loaded actions' names.
+func (s *Set) Names() []string {
+	out := make([]string, len(s.Actions))
+	for i, a := range s.Actions {
+		out[i] = a.Name
+	}
+	return out
+}
+
+// UnknownAgents lists, per action, the agent names it mentions that known
+// does not hold ("<action>: names unknown agent \"x\""), for doctor.
+func (s *Set) UnknownAgents(known func(string) bool) []string {
+	var out []string
+	for _, a := range s.Actions {
+		for _, n := range a.NamedAgents() {
+			if !known(n) {
+				out = append(out, fmt.Sprintf("%s: names unknown agent %q", a.Name, n))
+			}
+		}
+	}
+	return out
+}

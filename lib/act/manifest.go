@@ -1,0 +1,448 @@
+package act
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/tmaproject/tma/lib/manifest"
+)
+
+// Action kinds.
+const (
+	KindKeys = "keys" // a key sequence from the manifest, per agent
+	KindText = "text" // the caller's line (--text), then the manifest's suffix keys
+	KindExec = "exec" // sh -c command with the pane's context in TMA_* variables
+)
+
+// Kinds is the closed set of kinds.
+var Kinds = []string{KindKeys, KindExec, KindText}
+
+// Requirement tokens: the pane value that must be non-empty.
+var Requirements = []string{"session", "cwd", "pid", "title"}
+
+// DefaultTimeoutMS bounds a synchronous exec action when timeout_ms is unset.
+const DefaultTimeoutMS = 30000
+
+// DefaultSigils are the leading characters a text payload may not start with
+// when the manifest names none.
+var DefaultSigils = []string{"/", "!"}
+
+// Action is one parsed, validated action manifest.
+type Action struct {
+	Name    string // the file stem
+	Source  string // the file path, or "bundled:<name>.toml"
+	Bundled bool
+
+	MinEngineVersion string
+	Label            string
+	Kind             string
+	When             When
+	Agents           []string // declared identity limit; nil means none
+	Requires         []string
+	Confirm          bool
+	TimeoutMS        int64 // exec only
+	Command          string
+	Keys             map[string][]string // keys: per agent, one send-keys argument each
+	Text             map[string]TextArm  // text: per agent
+	Sigils           []string            // text: refused as a payload's first character
+}
+
+// When is the gate: every set field must hold (AND). Empty lists and nil
+// bounds constrain nothing.
+type When struct {
+	State         []string
+	Detail        []string
+	ContextPctMin *int64
+	ContextPctMax *int64
+}
+
+// HasContext reports whether the gate reads the context gauge.
+func (w When) HasContext() bool { return w.ContextPctMin != nil || w.ContextPctMax != nil }
+
+// TextArm is one agent's side of a text action.
+type TextArm struct {
+	Suffix []string // keys pressed after the payload (one send-keys)
+	// SteerNow declares that the agent queues a line typed mid-turn rather
+	// than losing it; a text action gated on working covers only such arms.
+	SteerNow bool
+}
+
+type fileT struct {
+	MinEngineVersion string                    `toml:"min_engine_version"`
+	Name             *string                   `toml:"name"`
+	Label            *string                   `toml:"label"`
+	Kind             *string                   `toml:"kind"`
+	When             *whenT                    `toml:"when"`
+	Agents           []string                  `toml:"agents"`
+	Requires         []string                  `toml:"requires"`
+	Confirm          bool                      `toml:"confirm"`
+	TimeoutMS        *int64                    `toml:"timeout_ms"`
+	Command          *string                   `toml:"command"`
+	Keys             map[string][]string       `toml:"keys"`
+	Text             map[string]toml.Primitive `toml:"text"`
+	// Recognised so they fail with a clear reason instead of "unknown key".
+	Detach          *bool          `toml:"detach"`
+	DetachTimeoutMS *int64         `toml:"detach_timeout_ms"`
+	API             toml.Primitive `toml:"api"`
+	Hook            toml.Primitive `toml:"hook"`
+}
+
+type whenT struct {
+	State         []string `toml:"state"`
+	Detail        []string `toml:"detail"`
+	ContextPctMin *int64   `toml:"context_pct_min"`
+	ContextPctMax *int64   `toml:"context_pct_max"`
+}
+
+type textArmT struct {
+	Suffix   []string `toml:"suffix"`
+	SteerNow bool     `toml:"steer_now"`
+}
+
+// Parse parses and validates one action manifest. stem is the file stem (the
+// action's name) and source names the file in every error.
+func Parse(stem, source string, data []byte) (*Action, error) {
+	a, err := parse(stem, source, data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return a, nil
+}
+
+func parse(stem, source string, data []byte) (*Action, error) {
+	if !manifest.ValidToken(stem) {
+		return nil, fmt.Errorf("action name %q (the file stem) must match [a-z0-9_-]+", stem)
+	}
+	// Pass 1: the engine version only, leniently, so a manifest for a newer
+	// engine says "upgrade" rather than "unknown key".
+	var head struct {
+		MinEngineVersion any `toml:"min_engine_version"`
+	}
+	if _, err := toml.Decode(string(data), &head); err != nil {
+		return nil, tomlError(err)
+	}
+	mev, ok := head.MinEngineVersion.(string)
+	if head.MinEngineVersion == nil {
+		return nil, errors.New("missing min_engine_version")
+	}
+	if !ok {
+		return nil, errors.New("min_engine_version must be a string such as \"0.1\"")
+	}
+	if err := manifest.CheckEngineVersion(mev); err != nil {
+		return nil, err
+	}
+
+	// Pass 2: strict.
+	var f fileT
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
+		return nil, tomlError(err)
+	}
+	a := &Action{Name: stem, Source: source, MinEngineVersion: mev, Confirm: f.Confirm}
+	var sigils []string
+	sigilsSet := false
+	if f.Text != nil {
+		a.Text = map[string]TextArm{}
+		for _, k := range sortedKeys(f.Text) {
+			if k == "sigils" {
+				if err := md.PrimitiveDecode(f.Text[k], &sigils); err != nil {
+					return nil, fmt.Errorf("text.sigils: %v", err)
+				}
+				sigilsSet = true
+				continue
+			}
+			var arm textArmT
+			if err := md.PrimitiveDecode(f.Text[k], &arm); err != nil {
+				return nil, fmt.Errorf("text.%s: want { suffix = [...], steer_now = bool }: %v", k, err)
+			}
+			a.Text[k] = TextArm{Suffix: arm.Suffix, SteerNow: arm.SteerNow}
+		}
+	}
+	if und := undecoded(md); len(und) > 0 {
+		if len(und) == 1 {
+			return nil, fmt.Errorf("unknown key %s", und[0])
+		}
+		return nil, fmt.Errorf("unknown keys %s", strings.Join(und, ", "))
+	}
+	switch {
+	case f.Detach != nil || f.DetachTimeoutMS != nil:
+		return nil, errors.New("detach: detached exec actions are not built in this tma (docs/actions.md)")
+	case md.IsDefined("api"):
+		return nil, errors.New("[api]: the HTTP answer lane is not built in this tma (docs/actions.md)")
+	case md.IsDefined("hook"):
+		return nil, errors.New("[hook]: the claude hook reply lane is not built in this tma (docs/actions.md)")
+	}
+
+	if f.Name == nil {
+		return nil, errors.New("missing name")
+	}
+	if *f.Name != stem {
+		return nil, fmt.Errorf("name: %q must equal the file stem %q", *f.Name, stem)
+	}
+	if f.Label == nil || strings.TrimSpace(*f.Label) == "" {
+		return nil, errors.New("missing label")
+	}
+	if err := checkText("label", *f.Label); err != nil {
+		return nil, err
+	}
+	a.Label = *f.Label
+	if f.Kind == nil {
+		return nil, fmt.Errorf("missing kind (one of %s)", strings.Join(Kinds, ", "))
+	}
+	if !slices.Contains(Kinds, *f.Kind) {
+		return nil, fmt.Errorf("kind: %q is not one of %s", *f.Kind, strings.Join(Kinds, ", "))
+	}
+	a.Kind = *f.Kind
+	if f.When != nil {
+		w := f.When
+		for _, s := range w.State {
+			if !manifest.IsState(s) {
+				return nil, fmt.Errorf("when.state: %q is not one of %s", s, strings.Join(manifest.States, ", "))
+			}
+		}
+		for _, d := range w.Detail {
+			if !manifest.ValidToken(d) {
+				return nil, fmt.Errorf("when.detail: %q must match [a-z0-9_-]+", d)
+			}
+		}
+		for _, b := range []struct {
+			name string
+			v    *int64
+		}{{"context_pct_min", w.ContextPctMin}, {"context_pct_max", w.ContextPctMax}} {
+			if b.v != nil && (*b.v < 0 || *b.v > 100) {
+				return nil, fmt.Errorf("when.%s: %d is not a percentage (0-100)", b.name, *b.v)
+			}
+		}
+		if w.ContextPctMin != nil && w.ContextPctMax != nil && *w.ContextPctMin > *w.ContextPctMax {
+			return nil, errors.New("when: context_pct_min is above context_pct_max")
+		}
+		a.When = When{State: w.State, Detail: w.Detail, ContextPctMin: w.ContextPctMin, ContextPctMax: w.ContextPctMax}
+	}
+	for _, ag := range f.Agents {
+		if !manifest.ValidToken(ag) {
+			return nil, fmt.Errorf("agents: %q must match [a-z0-9_-]+", ag)
+		}
+	}
+	if f.Agents != nil {
+		a.Agents = f.Agents
+	}
+	for _, r := range f.Requires {
+		if !slices.Contains(Requirements, r) {
+			return nil, fmt.Errorf("requires: %q is not one of %s", r, strings.Join(Requirements, ", "))
+		}
+	}
+	a.Requires = f.Requires
+
+	switch a.Kind {
+	case KindKeys:
+		if f.Command != nil || f.TimeoutMS != nil || f.Text != nil {
+			return nil, fmt.Errorf("%s: a keys action takes [keys] only", firstSet(f))
+		}
+		if len(f.Keys) == 0 {
+			return nil, errors.New("missing [keys]: a keys action needs a key sequence for at least one agent")
+		}
+		for _, ag := range sortedKeys(f.Keys) {
+			if !manifest.ValidToken(ag) {
+				return nil, fmt.Errorf("keys: agent %q must match [a-z0-9_-]+", ag)
+			}
+			seq := f.Keys[ag]
+			if len(seq) == 0 {
+				return nil, fmt.Errorf("keys.%s: empty key sequence", ag)
+			}
+			for _, k := range seq {
+				if k == "" {
+					return nil, fmt.Errorf("keys.%s: empty key", ag)
+				}
+				if err := checkText("keys."+ag, k); err != nil {
+					return nil, err
+				}
+			}
+		}
+		a.Keys = f.Keys
+	case KindText:
+		if f.Command != nil || f.TimeoutMS != nil || f.Keys != nil {
+			return nil, fmt.Errorf("%s: a text action takes [text] only", firstSet(f))
+		}
+		if len(a.Text) == 0 {
+			return nil, errors.New("missing [text]: a text action needs an entry for at least one agent")
+		}
+		for ag, arm := range a.Text {
+			if !manifest.ValidToken(ag) {
+				return nil, fmt.Errorf("text: agent %q must match [a-z0-9_-]+", ag)
+			}
+			for _, k := range arm.Suffix {
+				if k == "" {
+					return nil, fmt.Errorf("text.%s.suffix: empty key", ag)
+				}
+				if err := checkText("text."+ag+".suffix", k); err != nil {
+					return nil, err
+				}
+			}
+		}
+		a.Sigils = DefaultSigils
+		if sigilsSet {
+			for _, s := range sigils {
+				if s == "" {
+					return nil, errors.New("text.sigils: empty sigil")
+				}
+				if err := checkText("text.sigils", s); err != nil {
+					return nil, err
+				}
+			}
+			a.Sigils = sigils
+		}
+	case KindExec:
+		if f.Keys != nil || f.Text != nil {
+			return nil, errors.New("an exec action takes command, not [keys] or [text]")
+		}
+		if f.Command == nil || strings.TrimSpace(*f.Command) == "" {
+			return nil, errors.New("missing command: an exec action runs sh -c <command>")
+		}
+		if err := checkText("command", *f.Command); err != nil {
+			return nil, err
+		}
+		a.Command = *f.Command
+		a.TimeoutMS = DefaultTimeoutMS
+		if f.TimeoutMS != nil {
+			if *f.TimeoutMS <= 0 {
+				return nil, fmt.Errorf("timeout_ms: %d must be positive", *f.TimeoutMS)
+			}
+			a.TimeoutMS = *f.TimeoutMS
+		}
+	}
+	return a, nil
+}
+
+func firstSet(f fileT) string {
+	switch {
+	case f.Command != nil:
+		return "command"
+	case f.TimeoutMS != nil:
+		return "timeout_ms"
+	case f.Keys != nil:
+		return "[keys]"
+	}
+	return "[text]"
+}
+
+// checkText refuses control bytes in a manifest string: they would end a
+// tmux command line, or reach a terminal as something other than a key.
+func checkText(field, s string) error {
+	if HasControl(s) {
+		return fmt.Errorf("%s: %q carries a control character", field, s)
+	}
+	return nil
+}
+
+func undecoded(md toml.MetaData) []string {
+	var out []string
+	for _, k := range md.Undecoded() {
+		// [api] and [hook] are reported below with their own reason.
+		if len(k) > 0 && (k[0] == "api" || k[0] == "hook") {
+			continue
+		}
+		out = append(out, k.String())
+	}
+	return out
+}
+
+func tomlError(err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("TOML parse error at line %d, column %d: %s", pe.Position.Line, pe.Position.Col, pe.Message)
+	}
+	return err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Arm reports whether the action can deliver to agent: the declared agents
+// (if any) name it, and a keys or text action has an entry for it (for a
+// text action gated on working, one that declares steer_now). An exec action
+// with no agents list runs for any agent.
+func (a *Action) Arm(agent string) bool {
+	if agent == "" {
+		return false
+	}
+	if a.Agents != nil && !slices.Contains(a.Agents, agent) {
+		return false
+	}
+	switch a.Kind {
+	case KindKeys:
+		return len(a.Keys[agent]) > 0
+	case KindText:
+		arm, ok := a.Text[agent]
+		if !ok {
+			return false
+		}
+		if slices.Contains(a.When.State, manifest.StateWorking) && !arm.SteerNow {
+			return false
+		}
+		return true
+	}
+	return true
+}
+
+// Declares reports whether the declared agents list admits agent (an
+// action without one admits every agent).
+func (a *Action) Declares(agent string) bool {
+	return a.Agents == nil || slices.Contains(a.Agents, agent)
+}
+
+// Coverage is the sorted list of agents the action can fire on; empty means
+// any agent (an exec action with no agents list).
+func (a *Action) Coverage() []string {
+	var names []string
+	switch a.Kind {
+	case KindKeys:
+		names = sortedKeys(a.Keys)
+	case KindText:
+		names = sortedKeys(a.Text)
+	default:
+		names = slices.Clone(a.Agents)
+		sort.Strings(names)
+		return nonNil(names)
+	}
+	out := []string{}
+	for _, n := range names {
+		if a.Arm(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// NamedAgents is every agent name the manifest mentions (agents, [keys],
+// [text]), for doctor's unknown-agent check.
+func (a *Action) NamedAgents() []string {
+	seen := map[string]bool{}
+	for _, n := range a.Agents {
+		seen[n] = true
+	}
+	for n := range a.Keys {
+		seen[n] = true
+	}
+	for n := range a.Text {
+		seen[n] = true
+	}
+	return sortedKeys(seen)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

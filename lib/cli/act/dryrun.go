@@ -1,0 +1,125 @@
+package act
+
+import (
+	"fmt"
+	"strconv"
+
+	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/fleet"
+)
+
+// dryRun reports what a fire would do and fires nothing: no lock, no
+// binders. It exits with the code the fire would start from (0 when it
+// would fire; the worst target's under --all).
+func (b *broker) dryRun(a *libact.Action, f *fleet.Fleet, shots []*shot) int {
+	var results []libact.Result
+	verdict := func(s *shot) (libact.Result, string) {
+		switch {
+		case s.result != nil:
+			why := s.verdict.Why
+			if !s.exists {
+				why = "no pane " + s.pane + " on " + f.Cycle.Server
+			}
+			return *s.result, why
+		case s.locked:
+			l, _ := libact.ParseLock(s.t.Lock)
+			return libact.NewResult(a.Name, s.pane, libact.OutcomeRefused, libact.ReasonLocked),
+				fmt.Sprintf("%s holds it for %d ms more", l.Name, max(l.ExpiryMS-f.Cycle.NowMS, 0))
+		}
+		return libact.NewResult(a.Name, s.pane, libact.OutcomeSent, ""), ""
+	}
+	w := b.e.Stdout
+	if b.c.All {
+		fmt.Fprintf(w, "targets: %d\n", len(shots))
+		for _, s := range shots {
+			r, _ := verdict(s)
+			v := "would fire"
+			if libact.Rank(r) != 0 {
+				v = outcomeText(r)
+			}
+			fmt.Fprintf(w, "%-8s %-12s %s\n", s.pane, s.t.Agent, v)
+			results = append(results, r)
+		}
+		return libact.Worst(results)
+	}
+	s := shots[0]
+	r, why := verdict(s)
+	gate := "fireable"
+	if libact.Rank(r) != 0 {
+		gate = describe(r, why)
+	} else if b.c.Force {
+		gate = "fireable (--force: the when gate is skipped)"
+	}
+	text := ""
+	if b.c.Text != nil {
+		text = *b.c.Text
+	}
+	fmt.Fprintf(w, "action:  %s\n", a.Name)
+	fmt.Fprintf(w, "pane:    %s\n", s.pane)
+	fmt.Fprintf(w, "agent:   %s\n", dash(s.t.Agent))
+	fmt.Fprintf(w, "gate:    %s\n", gate)
+	if s.t.Agent != "" && a.Arm(s.t.Agent) || a.Kind == libact.KindExec {
+		fmt.Fprintf(w, "effect:  %s\n", libact.Effect(a, s.t.Agent, text))
+	} else {
+		fmt.Fprintf(w, "effect:  none (no %s sequence for %s)\n", a.Kind, dash(s.t.Agent))
+	}
+	if s.exists {
+		fmt.Fprintln(w, "context:")
+		ctx := b.context(a, f, s.pane, s.t)
+		ages := b.ages(f, s.pane)
+		width := 0
+		for _, k := range contextVars {
+			if v, ok := ctx[k]; ok && len(v) > width {
+				width = min(len(v), 60)
+			}
+		}
+		for _, k := range contextVars {
+			v, ok := ctx[k]
+			if !ok {
+				continue
+			}
+			if k == "TMA_TITLE" {
+				v = oneLine(v)
+			}
+			fmt.Fprintf(w, "  %-14s  %-*s  (%s)\n", k, width, v, ages[k])
+		}
+		if args := b.c.Arg; len(args) > 0 {
+			fmt.Fprintf(w, "  %-14s  %-*s  (--arg)\n", "TMA_ARG", width, args[0])
+			for i, v := range args {
+				if len(args) > 1 {
+					fmt.Fprintf(w, "  %-14s  %-*s  (--arg)\n", fmt.Sprintf("TMA_ARG_%d", i+1), width, v)
+				}
+			}
+		}
+	}
+	return r.ExitCode
+}
+
+// ages says how old each context value is: read from tmux this cycle (live)
+// or from a stored stamp (its age).
+func (b *broker) ages(f *fleet.Fleet, pane string) map[string]string {
+	out := map[string]string{}
+	for _, k := range contextVars {
+		out[k] = "live"
+	}
+	p := f.Pane(pane)
+	if p == nil {
+		return out
+	}
+	now := f.Cycle.NowMS
+	if p.Verdict != nil && p.Verdict.EvidenceAt > 0 {
+		age := fmt.Sprintf("%d ms old", max(now-p.Verdict.EvidenceAt, 0))
+		out["TMA_STATE"], out["TMA_DETAIL"] = age, age
+	}
+	if at, err := strconv.ParseInt(p.Opts["@agent_stamped_at"], 10, 64); err == nil && at > 0 {
+		out["TMA_SESSION_ID"] = fmt.Sprintf("%d ms old", max(now-at, 0))
+	}
+	return out
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,583 @@
+package act
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act/child"
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/fleet"
+	"github.com/tmaproject/tma/lib/gitinfo"
+	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/screen"
+	"github.com/tmaproject/tma/lib/tmux"
+)
+
+// TypedWait bounds the wait for typed text to show before the keys after it.
+const TypedWait = 2 * time.Second
+
+// shot is one target as the first cycle saw it, and where it stands.
+type shot struct {
+	pane    string
+	t       libact.Target
+	row     *record.Row
+	exists  bool
+	verdict libact.Verdict
+	locked  bool
+	result  *libact.Result // decided before any fire (refused, vanished)
+}
+
+// fireMain is `tma act <name>`: check the action and the payload before any
+// tmux call, resolve the targets from one cycle, confirm, then run the
+// broker sequence on each target in turn.
+func (b *broker) fireMain() int {
+	c := b.c
+	a := b.actions.Get(c.Name)
+	if a == nil {
+		return b.usage("unknown action %q (loaded: %s)\nhint: tma act --list shows them", c.Name, strings.Join(b.actions.Names(), ", "))
+	}
+	switch {
+	case len(c.Arg) > 0 && a.Kind != libact.KindExec:
+		return b.usage("%s is a %s action: --arg is for exec actions (a %s action's input lives in its manifest)", a.Name, a.Kind, a.Kind)
+	case c.Text != nil && a.Kind != libact.KindText:
+		return b.usage("%s is a %s action: --text is for text actions (steer, steer_now)", a.Name, a.Kind)
+	case c.Text == nil && a.Kind == libact.KindText:
+		return b.usage("%s types a line: pass it with --text", a.Name)
+	}
+	batch := ""
+	if c.All {
+		batch = nonce()
+	}
+	// The payload rules run before any tmux command.
+	if c.Text != nil {
+		if reason := libact.CheckText(*c.Text, a.Sigils); reason != "" {
+			pane := c.Pane
+			if pane == "" && !c.All && !b.selecting() {
+				pane = b.defaultPane()
+			}
+			r := libact.NewResult(a.Name, pane, libact.OutcomeRefused, reason)
+			b.audit(a, batch, pane, libact.Target{}, r, 0)
+			return b.report(a, []libact.Result{r}, map[string]string{pane: textWhy(reason, a)})
+		}
+	}
+
+	var git *gitinfo.Resolver
+	if b.sel.NeedsGit() {
+		git = gitinfo.New()
+	}
+	f, err := b.cycle("", git)
+	if err != nil {
+		return b.fail(err)
+	}
+	panes, code := b.resolve(f)
+	if code >= 0 {
+		return code
+	}
+	shots := make([]*shot, len(panes))
+	now := b.now()
+	for i, p := range panes {
+		s := &shot{pane: p}
+		s.t, s.row, s.exists = b.target(f, p)
+		switch {
+		case !s.exists:
+			r := libact.NewResult(a.Name, p, libact.OutcomeVanished, libact.ReasonPaneGone)
+			s.result = &r
+		default:
+			s.verdict = libact.Gate(a, s.t, c.Force)
+			s.locked = libact.Held(s.t.Lock, now)
+			if !s.verdict.Fireable() {
+				r := libact.NewResult(a.Name, p, libact.OutcomeRefused, s.verdict.Reason)
+				s.result = &r
+			}
+		}
+		shots[i] = s
+	}
+	if c.DryRun {
+		return b.dryRun(a, f, shots)
+	}
+	if a.Confirm && !c.Yes {
+		b.confirm(a, shots)
+	}
+	var results []libact.Result
+	why := map[string]string{}
+	for _, s := range shots {
+		r := s.result
+		if r == nil {
+			res, w := b.fire(a, s, batch)
+			r = &res
+			if w != "" {
+				why[s.pane] = w
+			}
+		} else {
+			switch {
+			case r.ReasonString() == libact.ReasonUnconfirmed:
+				why[s.pane] = "not confirmed: " + a.Name + " asks first (pass --yes)"
+			case s.verdict.Why != "":
+				why[s.pane] = s.verdict.Why
+			case r.Outcome == libact.OutcomeVanished:
+				why[s.pane] = "no pane " + s.pane + " on " + f.Cycle.Server
+			}
+			b.audit(a, batch, s.pane, s.t, *r, 0)
+		}
+		results = append(results, *r)
+	}
+	if !c.JSON && !c.All && len(results) == 1 && results[0].Outcome != libact.OutcomeSent && results[0].Outcome != libact.OutcomeExited {
+		b.tell(f, describe(results[0], why[results[0].Pane]))
+	}
+	return b.report(a, results, why)
+}
+
+// resolve names the targets: --pane, else the selector (exactly one pane
+// without --all; every match with --all), else $TMUX_PANE. code is the exit
+// code to stop with, -1 to go on.
+func (b *broker) resolve(f *fleet.Fleet) ([]string, int) {
+	c := b.c
+	switch {
+	case c.Pane != "":
+		return []string{c.Pane}, -1
+	case c.All || b.selecting():
+		var out []string
+		for _, r := range f.Rows {
+			if b.sel.Match(r) {
+				out = append(out, r.Row.Pane)
+			}
+		}
+		if len(out) == 0 {
+			return nil, b.usage("no agent pane matches the selector on %s", f.Cycle.Server)
+		}
+		if !c.All && len(out) > 1 {
+			sort.Strings(out)
+			return nil, b.usage("the selector matches %d panes (%s): name one with --pane, narrow the selector, or pass --all", len(out), strings.Join(out, " "))
+		}
+		return out, -1
+	}
+	if p := b.defaultPane(); p != "" {
+		return []string{p}, -1
+	}
+	return nil, b.usage("no target: pass --pane, selector flags, or --all (outside tmux there is no $TMUX_PANE)")
+}
+
+// confirm asks once, on a terminal, for every target the gate let through;
+// without a terminal (and without --yes) those targets are refused.
+func (b *broker) confirm(a *libact.Action, shots []*shot) {
+	var open []*shot
+	for _, s := range shots {
+		if s.result == nil {
+			open = append(open, s)
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	ok := false
+	if f, isFile := b.e.Stdin.(*os.File); isFile && isatty.IsTerminal(f.Fd()) {
+		if len(open) == 1 {
+			s := open[0]
+			fmt.Fprintf(b.e.Stderr, "tma: fire %s on %s (%s, %s)? [y/N] ", a.Name, s.pane, s.t.Agent, stateOf(s.t))
+		} else {
+			fmt.Fprintf(b.e.Stderr, "tma: fire %s on %d panes:\n", a.Name, len(open))
+			for _, s := range open {
+				fmt.Fprintf(b.e.Stderr, "  %-8s %-10s %s\n", s.pane, s.t.Agent, stateOf(s.t))
+			}
+			fmt.Fprint(b.e.Stderr, "proceed? [y/N] ")
+		}
+		line, _ := bufio.NewReader(b.e.Stdin).ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			ok = true
+		}
+	}
+	if ok {
+		return
+	}
+	for _, s := range open {
+		r := libact.NewResult(a.Name, s.pane, libact.OutcomeRefused, libact.ReasonUnconfirmed)
+		s.result = &r
+	}
+}
+
+func stateOf(t libact.Target) string {
+	if t.Detail != "" {
+		return t.State + "/" + t.Detail
+	}
+	return t.State
+}
+
+// fire is the broker sequence on one pane the first read let through: take
+// the lock, re-read the pane under it, re-gate (and check --expect-*),
+// dispatch, record the repeat run and release the lock. why explains a
+// refusal or failure.
+func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, string) {
+	ctx := common.Background()
+	pane := s.pane
+	srv := b.server(nil)
+	now := b.now()
+	exp := now + libact.LockSlackMS
+	if a.Kind == libact.KindExec {
+		exp = now + a.TimeoutMS + libact.LockSlackMS
+	}
+	lk := libact.Lock{ExpiryMS: exp, Nonce: nonce(), PID: os.Getpid(), Name: a.Name}
+	take, err := tmux.Write{Pane: pane, Guard: libact.TakeGuard(now), Sets: []tmux.Set{{Name: libact.LockOption, Value: lk.String()}}}.Line()
+	if err != nil {
+		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeError, "")), err.Error()
+	}
+	out, errs, err := srv.Batch(ctx, []string{take, "display -p -t " + pane + " '#{" + libact.LockOption + "}'"})
+	switch {
+	case err != nil:
+		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeError, "")), common.DescribeTmuxError(b.e, srv, err)
+	case paneGone(errs):
+		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeVanished, libact.ReasonPaneGone)), "pane " + pane + " is gone"
+	case strings.TrimSpace(out) != lk.String():
+		held := strings.TrimSpace(out)
+		why := "another action holds " + pane
+		if l, ok := libact.ParseLock(held); ok {
+			why = fmt.Sprintf("%s holds %s (pid %d, for %d ms more)", l.Name, pane, l.PID, max(l.ExpiryMS-b.now(), 0))
+		}
+		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeRefused, libact.ReasonLocked)), why
+	}
+
+	// Under the lock: one fresh read, the gate again, the binders.
+	release := func(extra ...string) {
+		rel, err := tmux.Write{Pane: pane, Guard: libact.ReleaseGuard(lk), Sets: []tmux.Set{{Name: libact.LockOption, Unset: true}}}.Line()
+		if err == nil {
+			_, _ = srv.Exec(ctx, append(extra, rel))
+		}
+	}
+	f, err := b.cycle(pane, nil)
+	if err != nil {
+		release()
+		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeError, "")), err.Error()
+	}
+	srv = b.server(f)
+	t, _, exists := b.target(f, pane)
+	if !exists {
+		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeVanished, libact.ReasonPaneGone)), "pane " + pane + " is gone"
+	}
+	if v := libact.Gate(a, t, b.c.Force); !v.Fireable() {
+		release()
+		return b.finish(a, batch, t, libact.NewResult(a.Name, pane, libact.OutcomeRefused, v.Reason)), v.Why + " (read under the lock)"
+	}
+	if e := b.c.ExpectEpisodeMS; e != nil && *e != t.EpisodeMS {
+		release()
+		return b.finish(a, batch, t, libact.NewResult(a.Name, pane, libact.OutcomeRefused, libact.ReasonEpisodeChanged)),
+			fmt.Sprintf("%s is in episode %d, not %d", pane, t.EpisodeMS, *e)
+	}
+
+	var r libact.Result
+	why := ""
+	switch a.Kind {
+	case libact.KindKeys:
+		r, why = b.sendKeys(srv, a, pane, a.Keys[t.Agent])
+	case libact.KindText:
+		r, why = b.sendText(srv, a, pane, *b.c.Text, a.Text[t.Agent].Suffix)
+	default:
+		r, why = b.exec(a, f, pane, t)
+	}
+	// The repeat run rides the release: same action, same episode.
+	var extra []string
+	repeat := 0
+	if libact.Rank(r) == 0 {
+		v, n := libact.NextRepeat(f.Pane(pane).Opts[libact.RepeatOption], t.EpisodeMS, a.Name)
+		if l, err := (tmux.Write{Pane: pane, Sets: []tmux.Set{{Name: libact.RepeatOption, Value: v}}}).Line(); err == nil {
+			extra = append(extra, l)
+		}
+		if n >= libact.RepeatWarn {
+			repeat = n
+			fmt.Fprintf(b.e.Stderr, "tma: %d consecutive %s on %s in this episode; the agent may be re-asking\n", n, a.Name, pane)
+		}
+	}
+	release(extra...)
+	b.audit(a, batch, pane, t, r, repeat)
+	return r, why
+}
+
+// finish audits a result decided inside fire before any dispatch.
+func (b *broker) finish(a *libact.Action, batch string, t libact.Target, r libact.Result) libact.Result {
+	b.audit(a, batch, r.Pane, t, r, 0)
+	return r
+}
+
+func paneGone(stderr string) bool {
+	return strings.Contains(stderr, "can't find pane") || strings.Contains(stderr, "no such pane")
+}
+
+// sendKeys delivers a key sequence: runs of key names in one send-keys each
+// (one call for approve, deny, interrupt), a literal text item typed with
+// -l and the keys after it only once it shows.
+func (b *broker) sendKeys(srv *tmux.Client, a *libact.Action, pane string, seq []string) (libact.Result, string) {
+	for _, st := range libact.Steps(seq) {
+		var why string
+		var ok bool
+		if st.Literal != "" {
+			ok, why = b.typeText(srv, pane, st.Literal)
+		} else {
+			ok, why = b.keys(srv, pane, st.Keys)
+		}
+		if !ok {
+			return b.deliveryFailure(a, pane, why)
+		}
+	}
+	return libact.NewResult(a.Name, pane, libact.OutcomeSent, ""), ""
+}
+
+// sendText types the payload exactly as given, waits until it shows, then
+// presses the suffix keys in one send-keys.
+func (b *broker) sendText(srv *tmux.Client, a *libact.Action, pane, text string, suffix []string) (libact.Result, string) {
+	if ok, why := b.typeText(srv, pane, text); !ok {
+		return b.deliveryFailure(a, pane, why)
+	}
+	if len(suffix) > 0 {
+		if ok, why := b.keys(srv, pane, suffix); !ok {
+			return b.deliveryFailure(a, pane, why)
+		}
+	}
+	return libact.NewResult(a.Name, pane, libact.OutcomeSent, ""), ""
+}
+
+func (b *broker) deliveryFailure(a *libact.Action, pane, why string) (libact.Result, string) {
+	if strings.HasPrefix(why, "gone:") {
+		return libact.NewResult(a.Name, pane, libact.OutcomeVanished, libact.ReasonPaneGone), "pane " + pane + " is gone"
+	}
+	return libact.NewResult(a.Name, pane, libact.OutcomeError, ""), why
+}
+
+// keys sends key names in one send-keys call.
+func (b *broker) keys(srv *tmux.Client, pane string, keys []string) (bool, string) {
+	words := []string{"send-keys", "-t", pane}
+	for _, k := range keys {
+		words = append(words, tmux.Quote(k))
+	}
+	return b.run(srv, strings.Join(words, " "))
+}
+
+// typeText types text literally and waits (bounded by TypedWait) until it
+// shows once more on the screen than before: an Enter that lands right
+// behind typed characters is dropped by some agents (docs/actions.md).
+func (b *broker) typeText(srv *tmux.Client, pane, text string) (bool, string) {
+	probe := libact.Probe(text)
+	count := func() (int, bool) {
+		shots, err := srv.Capture(common.Background(), []string{pane})
+		if err != nil {
+			return 0, false
+		}
+		raw, ok := shots[pane]
+		if !ok {
+			return 0, false
+		}
+		return strings.Count(libact.Squash(screen.StripANSI(raw)), probe), true
+	}
+	before, _ := count()
+	if ok, why := b.run(srv, "send-keys -t "+pane+" -l -- "+tmux.Quote(text)); !ok {
+		return false, why
+	}
+	deadline := time.Now().Add(TypedWait)
+	for time.Now().Before(deadline) {
+		if n, ok := count(); ok && n > before {
+			return true, ""
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.note("note: the typed text did not show on %s within %s; pressing the keys after it anyway", pane, TypedWait)
+	return true, ""
+}
+
+// run runs one command line; a failure names itself ("gone:" when the pane
+// went away).
+func (b *broker) run(srv *tmux.Client, line string) (bool, string) {
+	_, errs, err := srv.Batch(common.Background(), []string{line})
+	if err != nil {
+		return false, common.DescribeTmuxError(b.e, srv, err)
+	}
+	if errs = strings.TrimSpace(errs); errs != "" {
+		if paneGone(errs) {
+			return false, "gone: " + errs
+		}
+		return false, "tmux: " + errs
+	}
+	return true, ""
+}
+
+// exec runs the command with the pane's context in the environment.
+func (b *broker) exec(a *libact.Action, f *fleet.Fleet, pane string, t libact.Target) (libact.Result, string) {
+	env := b.childEnv(a, f, pane, t)
+	stdout := b.e.Stdout
+	if b.c.JSON {
+		stdout = b.e.Stderr // stdout carries the result document
+	}
+	o, err := child.Run(a.Command, env, stdout, b.e.Stderr, time.Duration(a.TimeoutMS)*time.Millisecond)
+	switch {
+	case err != nil:
+		return libact.NewResult(a.Name, pane, libact.OutcomeError, ""), "cannot run sh: " + err.Error()
+	case o.TimedOut:
+		return libact.NewResult(a.Name, pane, libact.OutcomeTimeout, ""), fmt.Sprintf("killed at timeout_ms (%d ms)", a.TimeoutMS)
+	}
+	return libact.Exited(a.Name, pane, o.Code), ""
+}
+
+// contextVars are the TMA_* variables an exec action reads, in dry-run order.
+var contextVars = []string{"TMA_ACTION", "TMA_PANE", "TMA_AGENT", "TMA_STATE", "TMA_DETAIL", "TMA_SESSION_ID", "TMA_CWD", "TMA_PID", "TMA_LOCATOR", "TMA_TITLE"}
+
+// context is the pane's context as TMA_* values: a value with nothing to
+// report is absent.
+func (b *broker) context(a *libact.Action, f *fleet.Fleet, pane string, t libact.Target) map[string]string {
+	m := map[string]string{"TMA_ACTION": a.Name, "TMA_PANE": pane, "TMA_AGENT": t.Agent, "TMA_STATE": t.State,
+		"TMA_DETAIL": t.Detail, "TMA_SESSION_ID": t.Session, "TMA_CWD": t.CWD, "TMA_TITLE": t.Title}
+	if t.PID > 0 {
+		m["TMA_PID"] = strconv.Itoa(t.PID)
+	}
+	if p := f.Pane(pane); p != nil {
+		m["TMA_LOCATOR"] = p.Locator()
+	}
+	for k, v := range m {
+		if v == "" {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+// childEnv is tma's environment without any inherited context or argument
+// variables, plus this pane's context and the --arg values.
+func (b *broker) childEnv(a *libact.Action, f *fleet.Fleet, pane string, t libact.Target) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if isContextVar(k) || k == "TMA_SOCKET_PATH" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	ctx := b.context(a, f, pane, t)
+	for _, k := range contextVars {
+		if v, ok := ctx[k]; ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	if f.Cycle.Server != "" {
+		env = append(env, "TMA_SOCKET_PATH="+f.Cycle.Server) // a tma the command runs lands here
+	}
+	if args := b.c.Arg; len(args) > 0 {
+		env = append(env, "TMA_ARG="+args[0])
+		if len(args) > 1 {
+			for i, v := range args {
+				env = append(env, fmt.Sprintf("TMA_ARG_%d=%s", i+1, v))
+			}
+			env = append(env, "TMA_ARG_COUNT="+strconv.Itoa(len(args)))
+		}
+	}
+	return env
+}
+
+func isContextVar(k string) bool {
+	for _, c := range contextVars {
+		if k == c {
+			return true
+		}
+	}
+	return k == "TMA_ARG" || k == "TMA_ARG_COUNT" || strings.HasPrefix(k, "TMA_ARG_")
+}
+
+// audit appends the [act] log line for one fire attempt.
+func (b *broker) audit(a *libact.Action, batch, pane string, t libact.Target, r libact.Result, repeat int) {
+	path := b.l.Config.ActLog(b.e.Getenv("HOME"))
+	if path == "" {
+		return
+	}
+	l := libact.AuditLine{Schema: 1, At: b.now(), Source: b.c.Source, Action: a.Name, Kind: a.Kind, Pane: pane,
+		Outcome: r.Outcome, Reason: r.Reason, ExitCode: r.ExitCode}
+	if batch != "" {
+		l.Batch = &batch
+	}
+	if t.Agent != "" {
+		l.Agent = &t.Agent
+	}
+	if t.EpisodeMS > 0 {
+		ep := t.EpisodeMS
+		l.EpisodeMS = &ep
+	}
+	if repeat > 0 {
+		l.Repeat = &repeat
+	}
+	if t.PendingTool != "" {
+		l.PendingTool = &t.PendingTool
+	}
+	if t.PendingCall != "" {
+		l.PendingCall = &t.PendingCall
+	}
+	libact.AppendAudit(path, l)
+}
+
+// report prints the results: the JSON document, or a line per refusal or
+// failure on stderr (and with --all a line per target on stdout). It
+// returns the exit code (the worst target's under --all).
+func (b *broker) report(a *libact.Action, results []libact.Result, why map[string]string) int {
+	if b.c.JSON {
+		var doc any = results[0]
+		if b.c.All {
+			doc = libact.Envelope{Schema: 1, Results: results}
+		}
+		if out, err := libact.Marshal(doc); err == nil {
+			fmt.Fprintln(b.e.Stdout, string(out))
+		}
+	} else if b.c.All {
+		for _, r := range results {
+			fmt.Fprintf(b.e.Stdout, "%-8s %s\n", r.Pane, outcomeText(r))
+		}
+	}
+	for _, r := range results {
+		if libact.Rank(r) == 0 {
+			continue
+		}
+		fmt.Fprintf(b.e.Stderr, "tma: %s on %s: %s\n", a.Name, paneName(r.Pane), describe(r, why[r.Pane]))
+	}
+	return libact.Worst(results)
+}
+
+func paneName(p string) string {
+	if p == "" {
+		return "(no pane)"
+	}
+	return p
+}
+
+func outcomeText(r libact.Result) string {
+	switch r.Outcome {
+	case libact.OutcomeRefused:
+		return "refused: " + r.ReasonString()
+	case libact.OutcomeVanished:
+		return "vanished: " + r.ReasonString()
+	case libact.OutcomeExited:
+		return fmt.Sprintf("exited %d", r.ExitCode)
+	}
+	return r.Outcome
+}
+
+func describe(r libact.Result, why string) string {
+	s := outcomeText(r)
+	if why != "" {
+		s += " (" + why + ")"
+	}
+	return s
+}
+
+func textWhy(reason string, a *libact.Action) string {
+	switch reason {
+	case libact.ReasonEmpty:
+		return "the --text payload is empty"
+	case libact.ReasonTooLong:
+		return fmt.Sprintf("the --text payload is over %d bytes", libact.MaxText)
+	case libact.ReasonControlBytes:
+		return "the --text payload carries a control character (a steer is one line)"
+	case libact.ReasonSigil:
+		return "the --text payload begins with a sigil (" + strings.Join(a.Sigils, " ") + "): a message cannot reach a command"
+	}
+	return ""
+}

@@ -1,0 +1,78 @@
+package act
+
+import (
+	"fmt"
+	"strings"
+
+	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/jump"
+)
+
+// menu is `tma act --menu --pane %N`: one cycle, then a tmux menu of the
+// actions fireable on the pane right now (text actions need a string the
+// menu cannot ask for), handed to tmux so it outlives this process. With
+// nothing fireable no menu opens; the acting client is told why.
+func (b *broker) menu() int {
+	pane := b.c.Pane
+	if pane == "" {
+		pane = b.defaultPane()
+	}
+	if pane == "" {
+		return b.usage("--menu needs --pane (outside tmux there is no $TMUX_PANE)")
+	}
+	f, err := b.cycle("", nil)
+	if err != nil {
+		return b.fail(err)
+	}
+	if f.Pane(pane) == nil {
+		b.e.Errorf("no pane %s on %s", pane, f.Cycle.Server)
+		return common.ExitVanish
+	}
+	cl, err := jump.ResolveClient(f, b.g.Client, b.e.Getenv)
+	if err != nil {
+		if err == jump.ErrNoClient {
+			b.e.Errorf("no tmux client attached to %s to show a menu on", f.Cycle.Server)
+			return common.ExitFail
+		}
+		return b.fail(err)
+	}
+	t, _, _ := b.target(f, pane)
+	var items []libact.MenuItem
+	for i, v := range b.verdicts(f, pane) {
+		a := b.actions.Actions[i]
+		if !v.Fireable() || a.Kind == libact.KindText {
+			continue
+		}
+		items = append(items, libact.MenuItem{Name: a.Name, Label: a.Label, Yes: a.Confirm})
+	}
+	if len(items) == 0 {
+		what := "no agent"
+		if t.Agent != "" {
+			what = t.Agent + ", " + stateOf(t)
+		}
+		msg := fmt.Sprintf("nothing to act on in %s (%s); tma act --list --pane %s says why", pane, what, pane)
+		b.note("note: %s", msg)
+		_, _, _ = b.server(f).Run(common.Background(), "", "display-message", "-c", cl.Name, "tma: "+strings.ReplaceAll(msg, "#", "##"))
+		return common.ExitOK
+	}
+	libact.MenuKeys(items)
+	title := fmt.Sprintf(" tma act: %s %s %s ", pane, t.Agent, stateOf(t))
+	l, err := libact.MenuLine(cl.Name, title, pane, menuSource(b.c.Source), items, b.tmaArgv(f.Cycle.Server), b.actArgs(), "0.1")
+	if err != nil {
+		return b.fail(err)
+	}
+	if ok, why := b.run(b.server(f), l); !ok {
+		return b.fail(fmt.Errorf("%s", why))
+	}
+	return common.ExitOK
+}
+
+// menuSource is what the entries report to the audit log: the surface that
+// opened the menu (picker, watch), else menu.
+func menuSource(s string) string {
+	if s == "" || s == "cli" {
+		return "menu"
+	}
+	return s
+}
