@@ -3,12 +3,16 @@
 package cli
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tmaproject/tma/lib/cli/act"
 	"github.com/tmaproject/tma/lib/cli/fold"
 	"github.com/tmaproject/tma/lib/cli/pick"
 	"github.com/tmaproject/tma/lib/cli/scan"
@@ -23,6 +27,7 @@ func TestMain(m *testing.M) {
 		"tma-stamp": func() { os.Exit(stamp.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-view":  func() { os.Exit(view.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-pick":  func() { os.Exit(pick.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-act":   func() { os.Exit(act.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 
@@ -30,7 +35,8 @@ func TestScripts(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata",
+		Dir:  "testdata",
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": exits},
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TMA", filepath.Join(root, "shell", "tma"))
 			e.Setenv("XDG_CONFIG_HOME", "")
@@ -41,4 +47,28 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// exits N prog args... runs a program and requires exit status N (where
+// `! exec` only knows non-zero): the usage-error band is a contract.
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: %q is not a number", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("exits: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
 }

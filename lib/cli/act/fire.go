@@ -52,6 +52,9 @@ func (b *broker) fireMain() int {
 	case c.Text == nil && a.Kind == libact.KindText:
 		return b.usage("%s types a line: pass it with --text", a.Name)
 	}
+	if c.Pane == "" && !c.All && !b.selecting() && b.defaultPane() == "" {
+		return b.usage("no target: pass --pane, selector flags, or --all (outside tmux there is no $TMUX_PANE)")
+	}
 	batch := ""
 	if c.All {
 		batch = nonce()
