@@ -412,3 +412,31 @@ func TestActListAndMenu(t *testing.T) {
 	c.keys("a") // approve's quick-select key
 	e.waitSent(in, "\r")
 }
+
+// TestActDoctorLine: doctor's actions: line counts the loaded actions and
+// names each skipped file and each action naming an unknown agent, each a
+// warning.
+func TestActDoctorLine(t *testing.T) {
+	e := newEnv(t, "")
+	out, _, _ := e.tma("doctor")
+	if !strings.Contains(out, "\nactions: 6 loaded, no issues\n") {
+		t.Errorf("doctor with the bundled actions:\n%s", out)
+	}
+	e.userAction("broken", "min_engine_version = \"0.1\"\nname = \"broken\"\nlabel = \"B\"\nkind = \"keys\"\n")
+	e.userAction("typo", "min_engine_version = \"0.1\"\nname = \"typo\"\nlabel = \"T\"\nkind = \"exec\"\nagents = [\"claudee\"]\ncommand = \"true\"\n")
+	out, _, _ = e.tma("doctor")
+	want := "\nactions: 7 loaded, 1 skipped, 1 naming an unknown agent:\n  - " + filepath.Join(e.home, ".config", "tma", "actions", "broken.toml") + ": missing [keys]: a keys action needs a key sequence for at least one agent\n  - typo: names unknown agent \"claudee\"\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("doctor lacks %q:\n%s", want, out)
+	}
+	doc, _, _ := e.tma("doctor", "--json")
+	var d struct {
+		Actions struct {
+			Loaded int      `json:"loaded"`
+			Issues []string `json:"issues"`
+		} `json:"actions"`
+	}
+	if err := json.Unmarshal([]byte(doc), &d); err != nil || d.Actions.Loaded != 7 || len(d.Actions.Issues) != 2 {
+		t.Errorf("doctor --json actions: %v %+v", err, d.Actions)
+	}
+}

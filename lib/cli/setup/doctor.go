@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/install"
 	"github.com/tmaproject/tma/lib/record"
@@ -140,6 +141,14 @@ type dFzf struct {
 type dActions struct {
 	Loaded int      `json:"loaded"`
 	Issues []string `json:"issues"`
+}
+
+// actionsDir is <config dir>/actions, where tma act loads user actions.
+func actionsDir(e *common.Env) string {
+	if d := common.ConfigDir(e); d != "" {
+		return filepath.Join(d, "actions")
+	}
+	return ""
 }
 
 func strp(s string) *string {
@@ -336,7 +345,34 @@ func (r *run) diagnose() (*Doctor, string) {
 			sub("- %s: process_names entry %q is longer than 15 characters and can never match (list its 15-character spelling too)", n.Agent, n.Name)
 		}
 	}
-	line("actions:", "0 loaded (tma act is not built yet)")
+	// The action roster: skipped user files and actions naming an agent no
+	// manifest defines are warnings, one line each.
+	acts, err := act.Load(actionsDir(r.e))
+	var skipped []string
+	if err != nil {
+		skipped = append(skipped, err.Error())
+		acts = &act.Set{}
+	}
+	for _, p := range acts.Problems {
+		skipped = append(skipped, p.Err.Error())
+	}
+	unknown := acts.UnknownAgents(func(n string) bool { return ms.Get(n) != nil })
+	doc.Actions.Loaded = len(acts.Actions)
+	doc.Actions.Issues = append(append(doc.Actions.Issues, skipped...), unknown...)
+	for range doc.Actions.Issues {
+		warn()
+	}
+	switch {
+	case len(doc.Actions.Issues) == 0:
+		line("actions:", "%d loaded, no issues", doc.Actions.Loaded)
+	case len(unknown) == 0:
+		line("actions:", "%d loaded, %d skipped:", doc.Actions.Loaded, len(skipped))
+	default:
+		line("actions:", "%d loaded, %d skipped, %d naming an unknown agent:", doc.Actions.Loaded, len(skipped), len(unknown))
+	}
+	for _, s := range doc.Actions.Issues {
+		sub("- %s", s)
+	}
 	fl, ok := FzfDoctorLine(r.e.Getenv, self())
 	doc.Fzf = dFzf{OK: ok, Line: strings.TrimSpace(strings.TrimPrefix(fl, "fzf:"))}
 	if !ok {
