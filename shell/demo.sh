@@ -49,7 +49,10 @@ TMA_NOTIFY_CMD=
 export TMA_NOTIFY_CMD
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tma-demo.XXXXXX") || die "mktemp failed"
-mkdir "$tmp/agents" "$tmp/screens" "$tmp/pids" "$tmp/src" || die "cannot populate $tmp"
+mkdir "$tmp/agents" "$tmp/screens" "$tmp/pids" "$tmp/src" "$tmp/config" || die "cannot populate $tmp"
+# Only the bundled actions: the person's own (~/.config/tma/actions) stay out.
+TMA_CONFIG_DIR=$tmp/config
+export TMA_CONFIG_DIR
 cfg=$tmp/config.toml
 conf=$tmp/tmux.conf
 
@@ -124,6 +127,8 @@ cp "$screens/REVIEW.md" "$tmp/src/web/" || die "cannot copy REVIEW.md"
 printf '# tma demo: every setting at its default.\n' >"$cfg"
 
 status_cmd="$(q "$tma_bin") -L $(q "$sock") --config $(q "$cfg") --manifest-dir $(q "$manifests") status"
+# prefix A: the action menu for the pane you are in (as tma install-keys binds it).
+menu_cmd="$(tq "$(q "$tma_bin") -L $(q "$sock") --config $(q "$cfg") --manifest-dir $(q "$manifests")") act --menu --pane '#{pane_id}' --client '#{client_name}'"
 summary='#{?@agent_summary, #{@agent_summary},}'
 cat >"$conf" <<EOF
 # tma demo (shell/demo.sh): a throwaway server, gone when the demo ends.
@@ -138,6 +143,7 @@ set -g status-right-length 80
 set -g status-right "#($(tq "$status_cmd"))  tma demo "
 set -g window-status-format '#I:#W$summary'
 set -g window-status-current-format '#[reverse] #I:#W$summary #[noreverse]'
+bind-key A run-shell "$menu_cmd"
 EOF
 
 say "starting tmux -L $sock"
@@ -152,6 +158,9 @@ hint="tma demo: a throwaway tmux server (-L $sock) with fake agents.
 The status line runs tma status every second; each window name carries its
 @agent_summary. Try: bin/tma ls, bin/tma status --format plain,
 bin/tma debug explain %1 (typing in a done pane clears its attention).
+Answer the blocked one: C-b A in api:auth opens the action menu, or
+bin/tma act --list --pane %1, bin/tma act approve --pane %1 --dry-run
+(the simulated agents paint screens; they do not react to keys).
 Detach (C-b d) to end the demo."
 # The $1 and ${SHELL} are the inner sh's.
 # shellcheck disable=SC2016
@@ -256,5 +265,10 @@ printf '\n'
 shown status
 shown status --format plain
 shown ls --json
+# Answering the blocked claude: what can fire there, what approve would
+# send, then the fire itself (the simulated agent does not react to it).
+shown act --list --pane "$blocked"
+shown act approve --pane "$blocked" --dry-run
+shown act approve --pane "$blocked" --json
 [ -n "$keep" ] || say "TMA_DEMO_KEEP=1 make demo keeps the demo server running"
 exit 0
