@@ -411,6 +411,21 @@ func TestActListAndMenu(t *testing.T) {
 	}
 	c.keys("a") // approve's quick-select key
 	e.waitSent(in, "\r")
+
+	// The prefix A binding exactly as install-keys writes it (no --client:
+	// run-shell's $TMUX names the session, whose client pressed the key).
+	e.s.MustRun("bind-key", "A", "run-shell", filepath.Join(binDir, "tma")+` act --menu --pane "#{pane_id}"`)
+	e.s.MustRun("select-window", "-t", a.Pane)
+	c.waitPane(a.Pane, "the agent's window")
+	drawn := func() int {
+		b, _ := os.ReadFile(c.typescript)
+		return strings.Count(string(b), "Deny the pending request")
+	}
+	n := drawn()
+	c.keys("\x02A")
+	e.s.WaitFor(func() bool { return drawn() > n }, "the menu from prefix A")
+	c.keys("d")
+	e.waitSent(in, "\r\x1b")
 }
 
 // TestActDoctorLine: doctor's actions: line counts the loaded actions and
