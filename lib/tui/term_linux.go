@@ -1,0 +1,10 @@
+//go:build linux
+
+package tui
+
+import "golang.org/x/sys/unix"
+
+const (
+	ioctlGetTermios = unix.TCGETS
+	ioctlSetTermios = unix.TCSETS
+)
