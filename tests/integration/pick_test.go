@@ -1,16 +1,27 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
+// withBins gives the panes the tests open the test binaries and HOME.
+func withBins(t *testing.T, e *env) {
+	t.Helper()
+	// The panes the tests open run tma from the server's environment.
+	e.s.MustRun("set-environment", "-g", "PATH", binDir+":"+os.Getenv("PATH"))
+	e.s.MustRun("set-environment", "-g", "HOME", e.home)
+}
+
 // withFzf puts an fzf beside the test binaries (as make install does), or
-// skips when this machine has none.
+// skips when this machine has none. Only the picker runs fzf.
 func withFzf(t *testing.T, e *env) {
 	t.Helper()
 	src, err := exec.LookPath("fzf")
@@ -26,9 +37,7 @@ func withFzf(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 	}
-	// The panes the tests open run tma from the server's environment.
-	e.s.MustRun("set-environment", "-g", "PATH", binDir+":"+os.Getenv("PATH"))
-	e.s.MustRun("set-environment", "-g", "HOME", e.home)
+	withBins(t, e)
 	e.s.MustRun("set-environment", "-g", "FZF_DEFAULT_OPTS", "--height=40% --layout=default --multi --exit-0 --bind=enter:abort")
 }
 
@@ -141,7 +150,7 @@ func TestPickerInPopup(t *testing.T) {
 // Enter jumps and stays open, the pid is advertised, q quits.
 func TestWatch(t *testing.T) {
 	e := newEnv(t, "")
-	withFzf(t, e)
+	withBins(t, e)
 	blocked := e.s.StartAgent("claude", claudeBlocked)
 	idle := e.s.StartAgent("claude", claudeIdle)
 	e.expect(idle.Pane, "idle")
@@ -183,7 +192,7 @@ func TestWatch(t *testing.T) {
 // the origin on the trail, gone again on quit.
 func TestWatchTemporarySession(t *testing.T) {
 	e := newEnv(t, "")
-	withFzf(t, e)
+	withBins(t, e)
 	a := e.s.StartAgent("claude", claudeBlocked)
 	e.ls()
 	home := e.window("s", "sleep 600")
@@ -213,4 +222,279 @@ func TestWatchTemporarySession(t *testing.T) {
 	c.waitPane(a.Pane, "Enter from the temporary session")
 	e.mustTma("jump", "--back", "--client", c.name)
 	c.waitPane(home, "--back to where G was pressed")
+}
+
+// screenE is the pane's screen with its attributes (capture-pane -e).
+func (e *env) screenE(pane string) string {
+	out, _ := e.s.Run("capture-pane", "-p", "-e", "-t", pane)
+	return out
+}
+
+// listPart is a watch screen line left of the preview border.
+func listPart(line string) string {
+	if i := strings.Index(line, "│"); i >= 0 {
+		return line[:i]
+	}
+	return line
+}
+
+// sgrAttrs lists the SGR parameters a line sets (38/48 colours skipped):
+// "4" is the underline, "7" the reverse.
+func sgrAttrs(line string) map[string]bool {
+	out := map[string]bool{}
+	for _, seq := range strings.Split(line, "\x1b[")[1:] {
+		end := strings.IndexByte(seq, 'm')
+		if end < 0 {
+			continue
+		}
+		ps := strings.Split(seq[:end], ";")
+		for i := 0; i < len(ps); i++ {
+			if (ps[i] == "38" || ps[i] == "48") && i+1 < len(ps) {
+				if ps[i+1] == "5" {
+					i += 2
+				} else {
+					i += 4
+				}
+				continue
+			}
+			out[ps[i]] = true
+		}
+	}
+	return out
+}
+
+// marked lists the watch list rows (screen line indexes) carrying attr.
+func (e *env) marked(pane, attr string) []int {
+	var out []int
+	for i, l := range strings.Split(e.screenE(pane), "\n") {
+		if sgrAttrs(listPart(l))[attr] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// waitMarked waits until exactly the rows want carry attr.
+func (e *env) waitMarked(pane, attr string, want []int, what string) {
+	e.t.Helper()
+	var got []int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if got = e.marked(pane, attr); fmt.Sprint(got) == fmt.Sprint(want) {
+			return
+		}
+	}
+	e.t.Fatalf("%s: rows with \\e[%sm %v, want %v; screen:\n%s", what, attr, got, want, strings.ReplaceAll(e.screenE(pane), "\x1b", "\\e"))
+}
+
+// pointer sends a literal SGR mouse report into the pane, as tmux does
+// for a pane that turned mouse reporting on: b is the button byte (0 left
+// press, 35 motion, 64/65 wheel), x and y 0-based.
+func (e *env) pointer(pane string, b, x, y int, release bool) {
+	e.t.Helper()
+	end := "M"
+	if release {
+		end = "m"
+	}
+	e.s.MustRun("send-keys", "-t", pane, "-l", fmt.Sprintf("\x1b[<%d;%d;%d%s", b, x+1, y+1, end))
+}
+
+func (e *env) click(pane string, x, y int) {
+	e.t.Helper()
+	e.pointer(pane, 0, x, y, false)
+	e.pointer(pane, 0, x, y, true)
+}
+
+func (e *env) locator(pane string) string {
+	return strings.TrimSpace(e.s.MustRun("display", "-p", "-t", pane, "#{session_name}:#{window_index}.#{pane_index}"))
+}
+
+// TestWatchMouse: watch turns on SGR any-motion reporting; motion
+// underlines the agent under the pointer, a key drops it, the next motion
+// brings it back; hover and clicks on a group header do nothing; a click
+// selects and a second click on the selected row jumps the client.
+func TestWatchMouse(t *testing.T) {
+	e := newEnv(t, "")
+	withBins(t, e)
+	blocked := e.s.StartAgent("claude", claudeBlocked)
+	idle := e.s.StartAgent("claude", claudeIdle)
+	e.expect(idle.Pane, "idle")
+	watch := e.tmaWindow("tma watch; echo WATCH-EXIT $?; sleep 600")
+	c := e.attach(watch)
+	scr := e.waitScreen(watch, "rows drawn", func(s string) bool {
+		return strings.Contains(s, "▸ ") && strings.Contains(s, e.locator(idle.Pane))
+	})
+	if got := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", watch, "#{mouse_any_flag} #{mouse_all_flag} #{mouse_sgr_flag}")); got != "1 1 1" {
+		t.Errorf("mouse reporting while watch runs (any all sgr): %q, want 1 1 1", got)
+	}
+	header, yb, yi := lineOf(scr, "▸ "), lineOf(scr, e.locator(blocked.Pane)), lineOf(scr, e.locator(idle.Pane))
+	if !(header >= 0 && header < yb && yb < yi) {
+		t.Fatalf("layout: header %d, blocked %d, idle %d:\n%s", header, yb, yi, scr)
+	}
+	e.waitMarked(watch, "7", []int{yb}, "the first agent selected")
+	e.waitMarked(watch, "4", nil, "no hover before the pointer moves")
+
+	e.pointer(watch, 35, 3, yi, false)
+	e.waitMarked(watch, "4", []int{yi}, "motion underlines the row under the pointer")
+	e.waitMarked(watch, "7", []int{yb}, "hover leaves the selection alone")
+	e.s.MustRun("send-keys", "-t", watch, "x")
+	e.waitMarked(watch, "4", nil, "a key drops the hover")
+	e.pointer(watch, 35, 4, yi, false)
+	e.waitMarked(watch, "4", []int{yi}, "the next motion brings it back")
+	e.pointer(watch, 35, 3, header, false)
+	e.waitMarked(watch, "4", nil, "hovering a group header underlines nothing")
+
+	e.click(watch, 3, header)
+	time.Sleep(300 * time.Millisecond)
+	e.waitMarked(watch, "7", []int{yb}, "a click on a group header selects nothing")
+	e.click(watch, 3, yi)
+	e.waitMarked(watch, "7", []int{yi}, "a click selects")
+	if p := c.pane(); p != watch {
+		t.Fatalf("the first click moved the client to %s", p)
+	}
+	e.click(watch, 3, yi)
+	c.waitPane(idle.Pane, "a click on the selected row jumps")
+	if got := e.screen(watch); strings.Contains(got, "WATCH-EXIT") {
+		t.Errorf("watch closed after the jump:\n%s", got)
+	}
+	// Presses on the key-hint line do nothing either.
+	e.s.MustRun("select-window", "-t", watch)
+	c.waitPane(watch, "back on the watch window")
+	hint := lineOf(e.screen(watch), "enter jump")
+	e.click(watch, 1, hint)
+	e.click(watch, 1, hint)
+	time.Sleep(300 * time.Millisecond)
+	e.waitMarked(watch, "7", []int{yi}, "presses on the hint line")
+	if p := c.pane(); p != watch {
+		t.Errorf("a press on the hint line moved the client to %s", p)
+	}
+	// Through the attached client's own terminal, as a real mouse arrives:
+	// tmux routes the report to the pane that asked for it.
+	c.keys(fmt.Sprintf("\x1b[<35;4;%dM", yb+1))
+	e.waitMarked(watch, "4", []int{yb}, "motion through the client")
+	press := fmt.Sprintf("\x1b[<0;4;%dM\x1b[<0;4;%dm", yb+1, yb+1)
+	c.keys(press)
+	e.waitMarked(watch, "7", []int{yb}, "a click through the client selects")
+	c.keys(press)
+	c.waitPane(blocked.Pane, "a second click through the client jumps")
+}
+
+// TestWatchWheelNudgeQuit: the wheel moves the selection three rows,
+// clamped; SIGUSR1 refreshes at once; q restores the terminal (the shell
+// is back, mouse reporting off).
+func TestWatchWheelNudgeQuit(t *testing.T) {
+	e := newEnv(t, "")
+	withBins(t, e)
+	var agents []string
+	for i := 0; i < 5; i++ {
+		agents = append(agents, e.s.StartAgent("claude", claudeIdle).Pane)
+	}
+	e.expect(agents[4], "idle")
+	watch := e.tmaWindow("tma watch; echo WATCH-EXIT $?; sleep 600")
+	e.waitScreen(watch, "rows drawn", func(s string) bool { return strings.Contains(s, e.locator(agents[4])) })
+	e.s.MustRun("send-keys", "-t", watch, "g") // flat: one agent per line from the top
+	scr := e.waitScreen(watch, "flat", func(s string) bool { return !strings.Contains(s, "▸ ") })
+	top := lineOf(scr, "claude")
+	if top != 0 {
+		t.Fatalf("first row on line %d:\n%s", top, scr)
+	}
+	e.waitMarked(watch, "7", []int{0}, "the first agent selected")
+	e.pointer(watch, 65, 2, 1, false)
+	e.waitMarked(watch, "7", []int{3}, "wheel down moves three rows")
+	e.pointer(watch, 65, 2, 1, false)
+	e.waitMarked(watch, "7", []int{4}, "wheel down stops at the last row")
+	e.pointer(watch, 64, 2, 1, false)
+	e.waitMarked(watch, "7", []int{1}, "wheel up moves three rows")
+	e.pointer(watch, 64, 2, 1, false)
+	e.waitMarked(watch, "7", []int{0}, "wheel up stops at the first row")
+
+	// SIGUSR1 refreshes at once: right after a tick (the ages just
+	// changed), a new title shows up well before the next one is due.
+	pid, err := strconv.Atoi(e.s.Option(watch, "@tma_watch_pid"))
+	if err != nil {
+		t.Fatalf("@tma_watch_pid: %v", err)
+	}
+	nudged := false
+	for attempt := 1; attempt <= 3 && !nudged; attempt++ {
+		before := e.screen(watch)
+		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && e.screen(watch) == before; time.Sleep(10 * time.Millisecond) {
+		}
+		ticked := time.Now()
+		title := "NUDGED" + strconv.Itoa(attempt)
+		e.s.MustRun("select-pane", "-t", agents[0], "-T", title)
+		if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
+			t.Fatal(err)
+		}
+		for time.Since(ticked) < 600*time.Millisecond {
+			if strings.Contains(e.screen(watch), title) {
+				nudged = true
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if !nudged {
+		t.Errorf("SIGUSR1 did not refresh before the next tick")
+	}
+
+	e.s.MustRun("send-keys", "-t", watch, "q")
+	e.waitScreen(watch, "q quits", func(s string) bool { return strings.Contains(s, "WATCH-EXIT 0") })
+	if got := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", watch, "#{mouse_any_flag} #{mouse_sgr_flag} #{alternate_on}")); got != "0 0 0" {
+		t.Errorf("after quit (mouse any, sgr, alternate screen): %q, want 0 0 0", got)
+	}
+	if pid := e.s.Option(watch, "@tma_watch_pid"); pid != "" {
+		t.Errorf("@tma_watch_pid left behind: %s", pid)
+	}
+}
+
+// TestPickerMouse: what fzf can do of the mouse contract. The wheel moves
+// three rows; a click selects, and a click on the row already selected
+// (later than a double-click) jumps.
+func TestPickerMouse(t *testing.T) {
+	e := newEnv(t, "")
+	withFzf(t, e)
+	byLoc := map[string]string{}
+	var last string
+	for i := 0; i < 5; i++ {
+		last = e.s.StartAgent("claude", claudeIdle).Pane
+		byLoc[e.locator(last)] = last
+	}
+	e.expect(last, "idle")
+	picker := e.tmaWindow("tma; echo PICKER-EXIT $?; sleep 600")
+	c := e.attach(picker)
+	scr := e.waitScreen(picker, "rows drawn", func(s string) bool { return strings.Count(s, "claude") >= 5 })
+	// rows are the screen lines holding an agent, in order, as panes.
+	rows := func(scr string) (lines []int, panes []string) {
+		for i, l := range strings.Split(scr, "\n") {
+			for loc, p := range byLoc {
+				if strings.Contains(listPart(l), loc+" ") {
+					lines, panes = append(lines, i), append(panes, p)
+				}
+			}
+		}
+		return
+	}
+	lines, panes := rows(scr)
+	if len(lines) != 5 {
+		t.Fatalf("rows %v:\n%s", lines, scr)
+	}
+	// fzf's cursor is its reversed/bold pointer row; the wheel moves it.
+	e.pointer(picker, 65, 2, lines[1], false)
+	time.Sleep(300 * time.Millisecond)
+	e.s.MustRun("send-keys", "-t", picker, "Enter")
+	c.waitPane(panes[3], "wheel down moved three rows, Enter jumps there")
+	e.waitScreen(picker, "closed", func(s string) bool { return strings.Contains(s, "PICKER-EXIT 0") })
+
+	// Again: a click selects (and does not jump), a click on it later jumps.
+	e.s.MustRun("respawn-pane", "-k", "-t", picker, "sh", "-c", "export PATH='"+binDir+"':\"$PATH\" HOME='"+e.home+"'; tma; echo PICKER-EXIT $?; sleep 600")
+	e.s.MustRun("select-window", "-t", picker)
+	c.waitPane(picker, "back on the picker")
+	scr = e.waitScreen(picker, "rows drawn again", func(s string) bool { return strings.Count(s, "claude") >= 5 })
+	lines, panes = rows(scr)
+	e.click(picker, 4, lines[2])
+	time.Sleep(800 * time.Millisecond) // past fzf's double-click window
+	if p := c.pane(); p != picker {
+		t.Fatalf("the first click jumped to %s", p)
+	}
+	e.click(picker, 4, lines[2])
+	c.waitPane(panes[2], "a click on the selected row jumps")
 }

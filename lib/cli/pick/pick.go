@@ -41,7 +41,7 @@ type watchCmd struct {
 	selector.Flags
 	TemporarySession bool   `name:"temporary-session" help:"run in a one-use tmux session, closed after a jump or quit (the prefix G placement)."`
 	Table            bool   `name:"table" help:"open on the full-width table."`
-	Print            bool   `name:"print" hidden:"" help:"print the fzf argv and the first frame instead of running fzf."`
+	Print            bool   `name:"print" hidden:"" help:"print the first frame's rows instead of opening the dashboard."`
 	InSession        bool   `name:"in-session" hidden:"" help:"the watcher inside the temporary session (internal)."`
 	Origin           string `name:"origin" hidden:"" help:"the pane the temporary session was opened from (internal)."`
 }
@@ -52,7 +52,7 @@ type previewCmd struct {
 
 type feedCmd struct {
 	Socket string `arg:"" help:"the surface's control socket."`
-	Verb   string `arg:"" help:"rows, load, pick, menu or key."`
+	Verb   string `arg:"" help:"rows, load, layout, pick, menu, focus or click."`
 	Arg    string `arg:"" optional:"" help:"the pane or key."`
 }
 
@@ -63,7 +63,7 @@ type cli struct {
 	Attach  attachCmd  `cmd:"" help:"hand this terminal to the tmux session a pane lives in."`
 	Watch   watchCmd   `cmd:"" help:"a persistent live dashboard."`
 	Preview previewCmd `cmd:"" hidden:"" help:"print a pane's screen (the picker's preview)."`
-	Feed    feedCmd    `cmd:"" hidden:"" help:"talk to a running picker or watch (internal)."`
+	Feed    feedCmd    `cmd:"" hidden:"" help:"talk to a running picker (internal)."`
 }
 
 // Run is tma-pick's main.

@@ -15,7 +15,7 @@ import (
 // the pane it was opened from left out; Enter jumps (clearing attention),
 // tab opens the agent menu, Esc leaves quietly.
 func (s *sess) picker(p *pickCmd) int {
-	u := newSurface(s, false, nil)
+	u := newSurface(s, nil)
 	f, err := u.cycle()
 	if err != nil {
 		return s.fail(err)

@@ -8,7 +8,7 @@ import (
 )
 
 // preview prints a pane's screen with its colours (capture-pane -e): the
-// picker's and watch's preview command. A gone pane prints a note.
+// picker's preview command. A gone pane prints a note.
 func (s *sess) preview(pane string) int {
 	if !tmux.ValidPaneID(pane) {
 		return common.ExitOK // a header row, or nothing highlighted
@@ -16,11 +16,17 @@ func (s *sess) preview(pane string) int {
 	if err := s.load(); err != nil {
 		return s.fail(err)
 	}
+	_, _ = io.WriteString(s.e.Stdout, s.capture(pane))
+	return common.ExitOK
+}
+
+// capture is a pane's screen with its colours, or a note when the pane is
+// gone: the picker's preview (through `tma-pick preview`) and watch's (in
+// process). The caller has loaded the config.
+func (s *sess) capture(pane string) string {
 	out, _, err := s.tc.Run(common.Background(), "", "capture-pane", "-p", "-e", "-t", pane)
 	if err != nil {
-		_, _ = io.WriteString(s.e.Stdout, "(pane "+pane+" is gone)\n")
-		return common.ExitOK
+		return "(pane " + pane + " is gone)\n"
 	}
-	_, _ = io.WriteString(s.e.Stdout, out)
-	return common.ExitOK
+	return out
 }

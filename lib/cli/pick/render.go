@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/jump"
 	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/tui"
 )
 
 // Wide is the width at which the picker and watch show a preview (and
@@ -55,7 +55,8 @@ func clean(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }), " ")
 }
 
-func width(s string) int { return utf8.RuneCountInString(s) }
+// width is the cells s takes (wide characters count two).
+func width(s string) int { return tui.Width(s) }
 
 func pad(s string, n int) string {
 	if w := width(s); w < n {
@@ -71,8 +72,17 @@ func cut(s string, n int) string {
 	if width(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	var b strings.Builder
+	used := 0
+	for _, r := range s {
+		rw := tui.RuneWidth(r)
+		if used+rw > n-1 {
+			break
+		}
+		b.WriteRune(r)
+		used += rw
+	}
+	return b.String() + "…"
 }
 
 // item is one agent row ready to draw.
@@ -186,10 +196,24 @@ func tableLine(it item, w widths, cols int) string {
 	return s
 }
 
+// tableWidths widens the measured columns to fit the column header's
+// names; the rows and the header are drawn with the same widths.
+func tableWidths(w widths) widths {
+	t := widths{agent: max(w.agent, 5), state: max(w.state, 5), age: max(w.age, 3), locator: max(w.locator, 5)}
+	if w.model > 0 {
+		t.model = max(w.model, 5)
+	}
+	if w.branch > 0 {
+		t.branch = max(w.branch, 6)
+	}
+	return t
+}
+
+// tableHeader is the table's column header (bold) for rows drawn with
+// tableWidths(w).
 func tableHeader(w widths, cols int) string {
 	it := item{glyph: " ", agent: "AGENT", state: "STATE", ctx: "CONTEXT", age: "AGE", locator: "WHERE", title: "TITLE", model: "MODEL", branch: "BRANCH"}
-	s := tableLine(it, widths{agent: max(w.agent, 5), state: max(w.state, 5), age: max(w.age, 3), locator: max(w.locator, 5),
-		model: map[bool]int{true: max(w.model, 5)}[w.model > 0], branch: map[bool]int{true: max(w.branch, 6)}[w.branch > 0]}, cols)
+	s := tableLine(it, tableWidths(w), cols)
 	return strings.ReplaceAll(s, "\x1b[2m", "\x1b[1m")
 }
 

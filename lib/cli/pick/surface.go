@@ -24,15 +24,15 @@ import (
 	"github.com/tmaproject/tma/lib/selector"
 )
 
-// A surface is the picker or watch: fzf draws, this process drives. fzf
-// gets the first frame on stdin; afterwards every `load` event runs
+// A surface is the picker: fzf draws, this process drives. fzf gets the
+// first frame on stdin; afterwards every `load` event runs
 // `tma-pick feed <sock> load`, whose answer chains a refresh of the preview
 // and `reload-sync(tma-pick feed <sock> rows)`, which blocks until the next
-// frame is due (a one-second tick, a SIGUSR1 nudge, a toggle) and prints it.
-// Keys reach this process the same way (execute-silent / transform).
+// frame is due (a one-second tick, a SIGUSR1 nudge, a resize) and prints it.
+// Keys and clicks reach this process the same way (execute-silent /
+// transform). tma watch is not fzf: it has its own terminal UI (watch_ui.go).
 type surface struct {
 	s     *sess
-	watch bool
 	sel   *selector.Selector
 	git   *gitinfo.Resolver
 	gitAt time.Time
@@ -45,23 +45,23 @@ type surface struct {
 	origin string // the pane left out of the picker
 	client string // the acting client, "" when none
 	cols   int
-	table  bool
-	flat   bool
 	order  []string // the picker's stable row order
 	gen    int
 	shown  int
 	frame  string
 	panes  []string // the panes of the latest frame, in order
-	cur    []string // the panes of the frame fzf shows
-	prev   []string // the panes of the frame before it
+	// focused is the row fzf's cursor is on, as its focus event reports
+	// it: a left click runs after fzf has moved the cursor to the clicked
+	// row, so this still names the row that was selected before the click.
+	focused string
 
 	seen           map[string]*record.Row // the picker's last row of each pane
 	choice, chosen string                 // picker: "pick" or "menu", and the pane
 	held           bytes.Buffer
 }
 
-func newSurface(s *sess, watch bool, sel *selector.Selector) *surface {
-	u := &surface{s: s, watch: watch, sel: sel, git: gitinfo.New(), gitAt: time.Now(), cols: termCols(), seen: map[string]*record.Row{}}
+func newSurface(s *sess, sel *selector.Selector) *surface {
+	u := &surface{s: s, sel: sel, git: gitinfo.New(), gitAt: time.Now(), cols: termCols(), seen: map[string]*record.Row{}}
 	u.cond = sync.NewCond(&u.mu)
 	return u
 }
@@ -90,53 +90,22 @@ func (u *surface) publish(f *fleet.Fleet) {
 // render draws the frame from u.f. Caller holds u.mu.
 func (u *surface) render() {
 	f := u.f
-	var rows = scoped(f, u.sel)
-	if !u.watch {
-		rows = u.stable(rows)
-	}
-	its := items(f, rows, u.s.l.Config)
+	its := items(f, u.stable(scoped(f, u.sel)), u.s.l.Config)
 	for i := range its {
 		if f.Row(its[i].pane) == nil {
 			its[i].gone = true
 		}
 	}
 	w := measure(its)
+	cols := u.cols
+	if cols >= Wide {
+		cols = u.cols * 45 / 100 // the list's share beside the preview
+	}
 	var b strings.Builder
 	u.panes = u.panes[:0]
-	emit := func(pane, text string) {
-		u.panes = append(u.panes, pane)
-		b.WriteString(pane + "\t" + text)
-		if u.watch {
-			b.WriteByte(0)
-		} else {
-			b.WriteByte('\n')
-		}
-	}
-	wide := u.cols >= Wide
-	line := func(it item) string {
-		if u.watch && wide && u.table {
-			return tableLine(it, w, u.cols)
-		}
-		cols := u.cols
-		if wide {
-			cols = u.cols * 45 / 100 // the list's share beside the preview
-		}
-		return listLine(it, w, cols)
-	}
-	if u.watch && wide && !u.flat {
-		for _, g := range groups(its) {
-			for i, it := range g {
-				text := line(it)
-				if i == 0 {
-					text = paint(dim, "▸ "+groupName(it)) + "\n" + text
-				}
-				emit(it.pane, text)
-			}
-		}
-	} else {
-		for _, it := range its {
-			emit(it.pane, line(it))
-		}
+	for _, it := range its {
+		u.panes = append(u.panes, it.pane)
+		b.WriteString(it.pane + "\t" + listLine(it, w, cols) + "\n")
 	}
 	u.frame = b.String()
 }
@@ -232,14 +201,13 @@ func (u *surface) answer(c net.Conn) {
 		return
 	}
 	f := strings.Fields(line)
-	if len(f) < 3 {
+	if len(f) < 2 {
 		return
 	}
 	verb, arg := f[0], ""
 	cols, _ := strconv.Atoi(f[1])
-	pos, _ := strconv.Atoi(f[2])
-	if len(f) > 3 {
-		arg = f[3]
+	if len(f) > 2 {
+		arg = f[2]
 	}
 	u.mu.Lock()
 	if cols > 0 && cols != u.cols {
@@ -251,54 +219,36 @@ func (u *surface) answer(c net.Conn) {
 		}
 	}
 	u.mu.Unlock()
-	_, _ = io.WriteString(c, u.handle(verb, arg, pos))
+	_, _ = io.WriteString(c, u.handle(verb, arg))
 }
 
 // handle answers one request; the answer is what the feed process prints.
-func (u *surface) handle(verb, arg string, pos int) string {
+func (u *surface) handle(verb, arg string) string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	switch verb {
 	case "rows":
-		u.mu.Lock()
-		defer u.mu.Unlock()
 		for u.gen <= u.shown && !u.closed {
 			u.cond.Wait()
 		}
 		u.shown = u.gen
-		u.prev, u.cur = u.cur, append([]string(nil), u.panes...)
 		return u.frame
 	case "load":
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		act := ""
-		// fzf keeps the cursor's row number across a reload; put it back on
-		// the agent it was on (watch has no query, so positions are items).
-		if u.watch && pos > 0 && pos <= len(u.prev) {
-			want := u.prev[pos-1]
-			for i, p := range u.cur {
-				if p == want && i+1 != pos {
-					act = fmt.Sprintf("pos(%d)+", i+1)
-				}
-			}
-		}
-		return act + "refresh-preview+reload-sync(" + u.feed + " rows)"
+		return "refresh-preview+reload-sync(" + u.feed + " rows)"
 	case "pick", "menu":
-		if !u.watch {
-			u.mu.Lock()
-			u.choice, u.chosen = verb, arg
-			u.mu.Unlock()
-			return ""
+		u.choice, u.chosen = verb, arg
+	case "focus":
+		u.focused = arg
+	case "click":
+		// fzf has already moved the cursor to the clicked row; the focus
+		// event for that move comes after this binding. A click on the
+		// row that was already selected is Enter.
+		if arg != "" && arg == u.focused {
+			u.choice, u.chosen = "pick", arg
+			return "abort"
 		}
-		if verb == "menu" {
-			u.watchMenu(arg)
-			return ""
-		}
-		u.watchJump(arg)
-		return ""
-	case "key":
-		return u.toggle(arg)
+		u.focused = arg
 	case "layout":
-		u.mu.Lock()
-		defer u.mu.Unlock()
 		return u.layout()
 	}
 	return ""
@@ -309,41 +259,11 @@ func (u *surface) handle(verb, arg string, pos int) string {
 // the start and resize events ask for the layout (see layout).
 const previewWindow = "right,55%,border-left"
 
-// toggle flips a watch body (p: preview/table, g: grouped/flat) and
-// answers with the fzf actions that show it.
-func (u *surface) toggle(k string) string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.cols < Wide {
-		return "" // the narrow body is one flat list: nothing to toggle
-	}
-	switch k {
-	case "p":
-		u.table = !u.table
-	case "g":
-		u.flat = !u.flat
-	}
-	u.render()
-	u.gen++
-	u.cond.Broadcast()
-	return u.layout() + "+reload-sync(" + u.feed + " rows)+change-header:" + u.header()
-}
-
 func (u *surface) layout() string {
-	if u.table || u.cols < Wide {
+	if u.cols < Wide {
 		return "change-preview-window(hidden)"
 	}
 	return "change-preview-window(" + previewWindow + ")"
-}
-
-func (u *surface) header() string {
-	if u.watch && u.table && u.cols >= Wide && u.f != nil {
-		return tableHeader(measure(items(u.f, scoped(u.f, u.sel), u.s.l.Config)), u.cols)
-	}
-	if u.watch {
-		return "enter jump · a actions · p table · g group · q quit"
-	}
-	return ""
 }
 
 func (u *surface) close() {
@@ -355,6 +275,10 @@ func (u *surface) close() {
 
 // fzfArgs are the structural flags, passed after the user's
 // FZF_DEFAULT_OPTS (which fzf reads itself) so theirs cannot break them.
+// The mouse: fzf reports clicks and the wheel but no pointer motion, so the
+// picker has no hover; the wheel moves three rows (up is toward the top in
+// the reverse layout), a click selects, and a click on the row already
+// selected (the focus event tells) or a double-click jumps.
 func (u *surface) fzfArgs(self []string) []string {
 	q := func(argv ...string) string {
 		var w []string
@@ -364,28 +288,22 @@ func (u *surface) fzfArgs(self []string) []string {
 		return strings.Join(w, " ")
 	}
 	preview := q(append(self, "preview")...) + " {1}"
-	args := []string{
+	return []string{
 		"--ansi", "--no-multi", "--no-sort", "--no-tac", "--no-tmux", "--no-height", "--no-print-query",
 		"--no-expect", "--no-select-1", "--no-exit-0", "--no-read0", "--no-print0", "--no-track",
 		"--layout=reverse", "--delimiter=\t", "--with-nth=2..", "--nth=..", "--with-shell=sh -c",
 		"--preview=" + preview, "--preview-window=" + strings.TrimSuffix(strings.TrimPrefix(u.layout(), "change-preview-window("), ")"),
+		"--prompt=tma> ", "--info=inline-right",
 		"--bind=load:transform(" + u.feed + " load)",
 		"--bind=resize:transform(" + u.feed + " layout)",
+		"--bind=enter:execute-silent(" + u.feed + " pick {1})+abort",
+		"--bind=tab:execute-silent(" + u.feed + " menu {1})+abort",
+		"--bind=double-click:execute-silent(" + u.feed + " pick {1})+abort",
+		"--bind=focus:execute-silent(" + u.feed + " focus {1})",
+		"--bind=left-click:transform(" + u.feed + " click {1})",
+		"--bind=scroll-up:up+up+up",
+		"--bind=scroll-down:down+down+down",
 	}
-	if !u.watch {
-		return append(args, "--prompt=tma> ", "--info=inline-right",
-			"--bind=enter:execute-silent("+u.feed+" pick {1})+abort",
-			"--bind=tab:execute-silent("+u.feed+" menu {1})+abort",
-			"--bind=double-click:execute-silent("+u.feed+" pick {1})+abort")
-	}
-	args = append(args, "--read0", "--multi-line", "--no-input", "--header="+u.header(), "--no-info",
-		"--bind=enter:execute-silent("+u.feed+" pick {1})",
-		"--bind=double-click:execute-silent("+u.feed+" pick {1})",
-		"--bind=a:execute-silent("+u.feed+" menu {1})",
-		"--bind=p:transform("+u.feed+" key p)",
-		"--bind=g:transform("+u.feed+" key g)",
-		"--bind=q:abort")
-	return args
 }
 
 // run opens fzf over the surface and returns its exit code once it closes.
@@ -408,7 +326,9 @@ func (u *surface) run(print bool) (int, error) {
 	u.render()
 	u.gen++
 	u.shown = u.gen
-	u.cur = append([]string(nil), u.panes...)
+	if len(u.panes) > 0 {
+		u.focused = u.panes[0] // fzf starts on the first row and reports no focus for it
+	}
 	first := u.frame
 	u.mu.Unlock()
 	args := u.fzfArgs(self)
@@ -417,7 +337,7 @@ func (u *surface) run(print bool) (int, error) {
 			fmt.Fprintln(u.s.e.Stdout, a)
 		}
 		fmt.Fprintln(u.s.e.Stdout, "--")
-		_, _ = io.WriteString(u.s.e.Stdout, strings.ReplaceAll(first, "\x00", "\n"))
+		_, _ = io.WriteString(u.s.e.Stdout, first)
 		return 0, nil
 	}
 	here := ""
@@ -454,11 +374,7 @@ func feed(e *common.Env, sock, verb string, arg string) int {
 	if cols == "" {
 		cols = "0"
 	}
-	pos := e.Getenv("FZF_POS")
-	if pos == "" {
-		pos = "0"
-	}
-	fmt.Fprintf(c, "%s %s %s %s\n", verb, cols, pos, arg)
+	fmt.Fprintf(c, "%s %s %s\n", verb, cols, arg)
 	_, _ = io.Copy(e.Stdout, c)
 	return common.ExitOK
 }

@@ -1,20 +1,21 @@
 package pick
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/mattn/go-isatty"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/jump"
-	libpick "github.com/tmaproject/tma/lib/pick"
 	"github.com/tmaproject/tma/lib/tmux"
+	"github.com/tmaproject/tma/lib/tui"
 )
 
-// watch is the live dashboard: fzf over the scoped rows, refreshed every
-// second and on SIGUSR1; Enter jumps the acting client and stays open.
+// watch is the live dashboard: tma's own terminal UI over the scoped rows,
+// refreshed every second and on SIGUSR1; Enter (or a click on the selected
+// row) jumps the acting client and stays open.
 func (s *sess) watch(w *watchCmd) int {
 	sel, err := w.Flags.Compile()
 	if err != nil {
@@ -24,24 +25,27 @@ func (s *sess) watch(w *watchCmd) int {
 	if w.TemporarySession && !w.InSession {
 		return s.watchTemporary(w)
 	}
-	u := newSurface(s, true, sel)
-	u.table = w.Table
-	f, err := u.cycle()
+	in, out := os.Stdin, os.Stdout
+	if !w.Print && (!isTerminal(in) || !isTerminal(out)) {
+		s.e.Errorf("tma watch draws on a terminal, and stdin or stdout is not one\nhint: run it in a tmux pane or a terminal of its own")
+		return common.ExitUsage
+	}
+	u := &watchUI{s: s, sel: sel, table: w.Table, held: &lockedBuffer{}}
+	f, cfg, err := u.cycle()
 	if err != nil {
 		return s.fail(err)
 	}
-	u.f = f
+	u.f, u.cfg = f, cfg
 	if cl, err := jump.ResolveClient(f, s.g.Client, s.e.Getenv); err == nil {
 		u.client = cl.Name
 	}
-	// Jumps run in this process while fzf owns the terminal: their notes
-	// are held until the dashboard closes.
-	stderr := s.e.Stderr
-	s.e.Stderr = &u.held
-	pane := s.e.Getenv("TMUX_PANE")
-	if pane != "" && !w.Print {
-		_, _ = s.tc.Exec(common.Background(), []string{
-			"set -p -t " + pane + " @tma_watch_pid " + strconv.Itoa(os.Getpid())})
+	if w.Print {
+		u.cols, u.rows = termCols(), 24
+		u.rebuild()
+		for _, l := range u.lines {
+			fmt.Fprintln(s.e.Stdout, l.text)
+		}
+		return common.ExitOK
 	}
 	if w.InSession {
 		s.noPush = true // the origin is already on the trail
@@ -49,77 +53,40 @@ func (s *sess) watch(w *watchCmd) int {
 			s.temporary = "$" + parts[2]
 		}
 	}
-	code, err := u.run(w.Print)
+	nudge := nudges()
+	term, err := tui.Open(in, out)
+	if err != nil {
+		return s.fail(err)
+	}
+	u.term = term
+	// Jumps run while the dashboard owns the terminal: their notes are held
+	// until it closes.
+	stderr := s.e.Stderr
+	s.e.Stderr = u.held
+	pane := s.e.Getenv("TMUX_PANE")
+	if pane != "" {
+		_, _ = s.tc.Exec(common.Background(), []string{
+			"set -p -t " + pane + " @tma_watch_pid " + strconv.Itoa(os.Getpid())})
+	}
+	code := func() int {
+		defer term.Restore()
+		return u.run(nudge)
+	}()
 	s.e.Stderr = stderr
-	if pane != "" && !w.Print {
+	if pane != "" {
 		_, _ = s.tc.Exec(common.Background(), []string{
 			"if-shell -F -t " + pane + " '#{==:#{@tma_watch_pid}," + strconv.Itoa(os.Getpid()) + "}' 'set -pu -t " + pane + " @tma_watch_pid'"})
 	}
 	if held := u.held.String(); held != "" {
 		fmt.Fprint(stderr, held)
 	}
-	if err != nil {
-		if errors.Is(err, libpick.ErrNoFzf) {
-			s.e.Errorf("%v", err)
-			return common.ExitFail
-		}
-		return s.fail(err)
+	if w.InSession && code == common.ExitOK {
+		s.closeTemporary(w.Origin, u.jumped)
 	}
-	if w.InSession {
-		s.closeTemporary(w.Origin, false)
-	}
-	switch code {
-	case 0, 1, 130:
-		return common.ExitOK
-	}
-	s.e.Errorf("fzf exited %d", code)
-	return common.ExitFail
+	return code
 }
 
-// watchJump is Enter: one cycle, then the jump (clearing attention); in a
-// temporary session the session goes too.
-func (u *surface) watchJump(pane string) {
-	if !validPane(pane) {
-		return
-	}
-	f, err := u.cycle()
-	if err != nil {
-		u.hold("%v", err)
-		return
-	}
-	u.s.jump(f, jump.Pane, pane, nil)
-	u.publish(f)
-	if u.s.temporary != "" {
-		u.s.closeTemporary("", true)
-	}
-}
-
-// watchMenu is `a`: the menu for the row under the cursor (the agent menu
-// until `tma act --menu` exists), drawn by tmux over the dashboard, which
-// keeps refreshing behind it.
-func (u *surface) watchMenu(pane string) {
-	u.mu.Lock()
-	f, client := u.f, u.client
-	u.mu.Unlock()
-	if client == "" || f == nil {
-		return
-	}
-	rows := scoped(f, u.sel)
-	// The highlighted agent leads the menu.
-	for i, r := range rows {
-		if r.Row.Pane == pane && i > 0 {
-			rows = append(append(rows[i:i+1:i+1], rows[:i]...), rows[i+1:]...)
-			break
-		}
-	}
-	if len(rows) == 0 {
-		return
-	}
-	l, err := u.s.menuLine(f, client, rows)
-	if err == nil {
-		u.s.exec(f, []string{l})
-	}
-}
+func isTerminal(f *os.File) bool { return isatty.IsTerminal(f.Fd()) }
 
 // watchTemporary is the prefix-G placement: a one-use session running the
 // real watcher, the acting client switched to it, and the pane it came from

@@ -1,0 +1,215 @@
+package pick
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tmaproject/tma/lib/tui"
+)
+
+func testItems() []item {
+	return []item{
+		{pane: "%1", glyph: "⚑", color: "31", agent: "claude", locator: "s:1.0", age: "5s", repo: "api", title: "fix the 日本 tests"},
+		{pane: "%2", glyph: "●", color: "33", agent: "codex", locator: "s:2.0", age: "1m", title: "no repo"},
+		{pane: "%3", glyph: "○", color: "32", agent: "claude", locator: "s:3.0", age: "2h", repo: "api", title: "idle"},
+	}
+}
+
+func TestWatchLinesGroups(t *testing.T) {
+	got := watchLines(testItems(), 120, false, true)
+	var panes []string
+	for _, l := range got {
+		if l.pane == "" {
+			panes = append(panes, tui.Strip(l.text))
+		} else {
+			panes = append(panes, l.pane)
+		}
+	}
+	want := "▸ api %1 %3 ▸ (no repo) %2"
+	if strings.Join(panes, " ") != want {
+		t.Errorf("grouped lines: %q, want %q", strings.Join(panes, " "), want)
+	}
+	if flat := watchLines(testItems(), 120, false, false); len(flat) != 3 || flat[0].pane != "%1" {
+		t.Errorf("flat lines: %+v", flat)
+	}
+}
+
+func view(cols, rows int, table bool, preview []string) *watchView {
+	lines := watchLines(testItems(), cols, table, cols >= Wide)
+	l := tui.NewList(watchGeometry(cols, rows, table).height)
+	sel := make([]bool, len(lines))
+	for i, ln := range lines {
+		sel[i] = ln.pane != ""
+	}
+	l.SetLines(sel, -1)
+	return &watchView{cols: cols, rows: rows, table: table, grouped: cols >= Wide, lines: lines, list: l, preview: preview,
+		header: tableHeader(measure(testItems()), cols), empty: "no agents"}
+}
+
+// sgrParams lists the attribute parameters set on a line (38/48 colours
+// skipped), so "4" is the underline and "7" the reverse.
+func sgrParams(line string) map[string]bool {
+	out := map[string]bool{}
+	for _, seq := range strings.Split(line, "\x1b[")[1:] {
+		end := strings.IndexByte(seq, 'm')
+		if end < 0 {
+			continue
+		}
+		ps := strings.Split(seq[:end], ";")
+		for i := 0; i < len(ps); i++ {
+			if (ps[i] == "38" || ps[i] == "48") && i+1 < len(ps) {
+				if ps[i+1] == "5" {
+					i += 2
+				} else {
+					i += 4
+				}
+				continue
+			}
+			out[ps[i]] = true
+		}
+	}
+	return out
+}
+
+func TestWatchFrameGeometry(t *testing.T) {
+	screen := []string{"\x1b[44mblue background that runs far past the edge of the preview rectangle of this frame" + strings.Repeat("x", 100), "plain", "", ""}
+	for _, tc := range []struct {
+		cols, rows int
+		table      bool
+	}{{120, 20, false}, {120, 20, true}, {80, 10, false}, {75, 10, false}, {40, 5, false}, {120, 2, false}} {
+		v := view(tc.cols, tc.rows, tc.table, screen)
+		rows := v.frame()
+		if len(rows) != tc.rows {
+			t.Errorf("%dx%d: %d rows", tc.cols, tc.rows, len(rows))
+		}
+		for i, r := range rows {
+			if w := tui.Width(r); w != tc.cols {
+				t.Errorf("%dx%d table=%v row %d is %d wide: %q", tc.cols, tc.rows, tc.table, i, w, r)
+			}
+		}
+		all := strings.Join(rows, "\n")
+		border := strings.Contains(all, "│")
+		if border != (tc.cols >= Wide && !tc.table) {
+			t.Errorf("%dx%d table=%v: preview border %v", tc.cols, tc.rows, tc.table, border)
+		}
+		if tc.rows > 2 && !strings.Contains(tui.Strip(rows[len(rows)-1]), "enter jump") {
+			t.Errorf("%dx%d: no key hints on the last row: %q", tc.cols, tc.rows, tui.Strip(rows[len(rows)-1]))
+		}
+		if tc.cols < Wide && (strings.Contains(all, "▸") || strings.Contains(tui.Strip(rows[len(rows)-1]), "p table")) {
+			t.Errorf("%d columns: the narrow body is one flat list without p and g", tc.cols)
+		}
+	}
+	// The preview's colour stops at the frame's right edge: the row ends
+	// with a reset.
+	v := view(120, 10, false, screen)
+	r := v.frame()[0]
+	if !strings.HasSuffix(r, "\x1b[0m") {
+		t.Errorf("preview row does not end with a reset: %q", r[len(r)-20:])
+	}
+}
+
+func TestWatchFrameHoverAndSelection(t *testing.T) {
+	v := view(120, 10, false, nil) // lines: ▸ api, %1, %3, ▸ (no repo), %2
+	rows := v.frame()
+	if p := sgrParams(rows[1]); !p["7"] || p["4"] {
+		t.Errorf("selected row: %v %q", p, rows[1])
+	}
+	if p := sgrParams(rows[0]); p["7"] || p["4"] {
+		t.Errorf("header row styled: %v", p)
+	}
+	v.list.Pointer(2)
+	rows = v.frame()
+	if p := sgrParams(rows[2]); !p["4"] || p["7"] {
+		t.Errorf("hovered row: %v %q", p, rows[2])
+	}
+	v.list.Pointer(3) // a group header: no underline anywhere
+	for i, r := range v.frame() {
+		if sgrParams(r)["4"] {
+			t.Errorf("hover on a header underlines row %d: %q", i, r)
+		}
+	}
+	v.list.Pointer(1) // the selected row: both
+	if p := sgrParams(v.frame()[1]); !p["4"] || !p["7"] {
+		t.Errorf("hover on the selection: %v", p)
+	}
+	v.list.Key()
+	for i, r := range v.frame() {
+		if sgrParams(r)["4"] {
+			t.Errorf("a key left the underline on row %d", i)
+		}
+	}
+}
+
+func TestPreviewLines(t *testing.T) {
+	got := previewLines("a\n\x1b[31mb\x1b[0m\n\n   \n\x1b[0m\n")
+	if len(got) != 2 || got[0] != "a" {
+		t.Errorf("previewLines: %q", got)
+	}
+}
+
+// The table's column header lines up with its rows.
+func TestWatchTableHeaderAligned(t *testing.T) {
+	its := testItems()
+	its[0].branch, its[0].ctx = "main", gauge(42)
+	head := tui.Strip(tableHeader(measure(its), 120))
+	for _, l := range watchLines(its, 120, true, false) {
+		row := tui.Strip(l.text)
+		for _, col := range []struct{ name, value string }{{"WHERE", "s:"}, {"AGE", ""}, {"BRANCH", ""}, {"CONTEXT", ""}} {
+			if col.value == "" {
+				continue
+			}
+			if h, r := strings.Index(head, col.name), strings.Index(row, col.value); tui.Width(head[:h]) != tui.Width(row[:r]) {
+				t.Errorf("%s at column %d in the header, its value at %d:\n%s\n%s", col.name, tui.Width(head[:h]), tui.Width(row[:r]), head, row)
+			}
+		}
+		if tui.Width(row) != tui.Width(head) {
+			t.Errorf("row %d wide, header %d:\n%q\n%q", tui.Width(row), tui.Width(head), row, head)
+		}
+	}
+}
+
+// Presses and motion outside the list (the table's column header, the
+// preview, the hint line) do nothing; the wheel over the list moves three.
+func TestWatchMouseRegions(t *testing.T) {
+	for _, table := range []bool{true, false} {
+		w := &watchUI{cols: 120, rows: 10, table: table}
+		w.lines = watchLines(append(testItems(), testItems()...), 120, table, false)
+		w.list = tui.NewList(w.geometry().height)
+		sel := make([]bool, len(w.lines))
+		for i := range sel {
+			sel[i] = true
+		}
+		w.list.SetLines(sel, -1)
+		w.follow()
+		g := w.geometry()
+		press := func(x, y int) { w.mouse(tui.Event{Mouse: tui.MousePress, Button: tui.ButtonLeft, X: x, Y: y}) }
+		move := func(x, y int) { w.mouse(tui.Event{Mouse: tui.MouseMotion, Button: tui.ButtonNone, X: x, Y: y}) }
+		if table {
+			press(3, 0) // the column header
+			move(3, 0)
+		} else {
+			press(g.listW+5, g.top+2) // the preview
+			move(g.listW+5, g.top+2)
+		}
+		press(3, 9) // the hint line
+		if w.list.Cursor != 0 || w.list.Hover() != -1 || w.selPane != "%1" {
+			t.Errorf("table=%v: a press outside the list: cursor %d hover %d", table, w.list.Cursor, w.list.Hover())
+		}
+		move(3, g.top+1)
+		if w.list.Hover() != 1 {
+			t.Errorf("table=%v: motion over row 1 hovers %d", table, w.list.Hover())
+		}
+		press(3, g.top+2)
+		if w.list.Cursor != 2 || w.selPane != w.lines[2].pane {
+			t.Errorf("table=%v: press on row 2: cursor %d, pane %s", table, w.list.Cursor, w.selPane)
+		}
+		w.mouse(tui.Event{Mouse: tui.WheelDown, X: 3, Y: g.top})
+		if w.list.Cursor != 5 {
+			t.Errorf("table=%v: wheel down: cursor %d", table, w.list.Cursor)
+		}
+		w.mouse(tui.Event{Mouse: tui.WheelUp, X: g.listW + 5, Y: g.top})
+		if !table && w.list.Cursor != 5 {
+			t.Errorf("wheel over the preview moved the list: %d", w.list.Cursor)
+		}
+	}
+}

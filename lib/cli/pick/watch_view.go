@@ -1,0 +1,159 @@
+package pick
+
+import (
+	"strings"
+
+	"github.com/tmaproject/tma/lib/tui"
+)
+
+// wline is one line of watch's body: an agent row (pane set) or a group
+// header (pane empty, never selectable).
+type wline struct {
+	pane, text string
+}
+
+// watchLines builds the body: the table or the list lines of every item,
+// under dimmed `▸ repo` headers when grouped. cols is the terminal width;
+// beside a preview the list gets its share of it.
+func watchLines(its []item, cols int, table, grouped bool) []wline {
+	w := measure(its)
+	tw := tableWidths(w)
+	line := func(it item) string {
+		if table {
+			return tableLine(it, tw, cols)
+		}
+		if cols >= Wide {
+			return listLine(it, w, listWidth(cols))
+		}
+		return listLine(it, w, cols)
+	}
+	var out []wline
+	if !grouped {
+		for _, it := range its {
+			out = append(out, wline{it.pane, line(it)})
+		}
+		return out
+	}
+	for _, g := range groups(its) {
+		out = append(out, wline{"", paint(dim, "▸ "+groupName(g[0]))})
+		for _, it := range g {
+			out = append(out, wline{it.pane, line(it)})
+		}
+	}
+	return out
+}
+
+// listWidth is the list's share of a wide terminal beside the preview (the
+// rest, less a one-column border, is the preview's).
+func listWidth(cols int) int { return cols * 45 / 100 }
+
+// watchView is everything one frame is drawn from.
+type watchView struct {
+	cols, rows int
+	table      bool // the table body (only when wide)
+	grouped    bool
+	header     string // the table's column header
+	lines      []wline
+	list       *tui.List
+	preview    []string // the selected pane's screen lines
+	empty      string   // shown when there are no rows
+}
+
+// geometry is where things go: the body's first row and height, the
+// list's width, and whether a preview sits beside it.
+type geometry struct {
+	top, height, listW int
+	preview            bool
+}
+
+func watchGeometry(cols, rows int, table bool) geometry {
+	g := geometry{listW: cols}
+	wide := cols >= Wide
+	if wide && table {
+		g.top = 1 // the column header
+	}
+	if wide && !table {
+		g.preview = true
+		g.listW = listWidth(cols)
+	}
+	g.height = rows - g.top - 1 // the key-hint line at the bottom
+	if g.height < 1 {
+		g.height = 1
+	}
+	return g
+}
+
+func (v *watchView) hint() string {
+	if v.cols < Wide {
+		return "enter jump · a actions · q quit"
+	}
+	p, g := "p table", "g flat"
+	if v.table {
+		p = "p preview"
+	}
+	if !v.grouped {
+		g = "g group"
+	}
+	return "enter jump · a actions · " + p + " · " + g + " · q quit"
+}
+
+// frame is the screen: exactly rows lines, each exactly cols cells. The
+// selection is the reversed block, the hover an underline; a preview
+// line is clipped to its rectangle and ends with a reset.
+func (v *watchView) frame() []string {
+	g := watchGeometry(v.cols, v.rows, v.table)
+	out := make([]string, 0, v.rows)
+	if g.top > 0 {
+		out = append(out, tui.Fit(v.header, v.cols))
+	}
+	hover := v.list.Hover()
+	pw := v.cols - g.listW - 1
+	prev := v.preview
+	if len(prev) > g.height {
+		prev = prev[len(prev)-g.height:]
+	}
+	for r := 0; r < g.height; r++ {
+		i := v.list.Top + r
+		text := ""
+		if i < len(v.lines) {
+			text = v.lines[i].text
+		} else if r == 0 && len(v.lines) == 0 {
+			text = paint(dim, v.empty)
+		}
+		cell := tui.Fit(text, g.listW)
+		switch {
+		case i == v.list.Cursor && i == hover:
+			cell = tui.Overlay(cell, "7;4")
+		case i == v.list.Cursor:
+			cell = tui.Overlay(cell, "7")
+		case i == hover:
+			cell = tui.Overlay(cell, "4")
+		}
+		if g.preview {
+			p := ""
+			if r < len(prev) {
+				p = prev[r]
+			}
+			cell += paint(dim, "│") + tui.Fit(p, pw)
+		}
+		out = append(out, cell)
+	}
+	for len(out) < v.rows-1 {
+		out = append(out, tui.Fit("", v.cols))
+	}
+	if len(out) < v.rows {
+		out = append(out, tui.Fit(paint(dim, v.hint()), v.cols))
+	}
+	return out[:min(len(out), v.rows)]
+}
+
+// previewLines is a captured screen as the preview shows it: trailing
+// blank lines dropped (the frame keeps the bottom of what is left, where
+// an agent's prompt is).
+func previewLines(screen string) []string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	for len(lines) > 0 && strings.TrimSpace(tui.Strip(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
