@@ -498,3 +498,46 @@ func TestPickerMouse(t *testing.T) {
 	e.click(picker, 4, lines[2])
 	c.waitPane(panes[2], "a click on the selected row jumps")
 }
+
+// TestSurfacesOpenTheActMenu: watch's a and the picker's Tab open the action
+// menu of the highlighted agent (not of the pane the surface runs in) on the
+// acting client, and an entry picked there fires into that agent.
+func TestSurfacesOpenTheActMenu(t *testing.T) {
+	e := newEnv(t, "")
+	withFzf(t, e)
+	a, in := e.s.StartRecordingAgent("claude", claudeBlocked)
+	e.expect(a.Pane, "blocked/permission attn")
+
+	watch := e.tmaWindow("tma watch; echo WATCH-EXIT $?; sleep 600")
+	c := e.attach(watch)
+	e.waitScreen(watch, "rows drawn", func(s string) bool { return strings.Contains(s, "Do you want to proceed") })
+	e.s.MustRun("send-keys", "-t", watch, "a")
+	e.s.WaitFor(func() bool { return c.seen("Approve the pending request") }, "watch's a: the act menu drawn")
+	c.keys("a") // approve's quick-select key in the menu
+	e.waitSent(in, "1")
+	if c.pane() != watch {
+		t.Errorf("the menu moved the client to %s", c.pane())
+	}
+	e.s.MustRun("send-keys", "-t", watch, "q")
+	e.waitScreen(watch, "q quits", func(s string) bool { return strings.Contains(s, "WATCH-EXIT 0") })
+
+	// The agent asks again; the picker's Tab answers it the same way.
+	a.Paint(claudeIdle)
+	e.expect(a.Pane, "idle attn")
+	a.Paint(claudeBlocked)
+	e.expect(a.Pane, "blocked/permission attn")
+	picker := e.tmaWindow("tma; echo PICKER-EXIT $?; sleep 600")
+	e.s.MustRun("switch-client", "-c", c.name, "-t", picker)
+	c.waitPane(picker, "the client on the picker")
+	e.waitScreen(picker, "rows drawn", func(s string) bool { return strings.Contains(s, "tma>") && strings.Contains(s, "claude") })
+	menus := func() int {
+		b, _ := os.ReadFile(c.typescript)
+		return strings.Count(string(b), "Deny the pending request")
+	}
+	n := menus()
+	e.s.MustRun("send-keys", "-t", picker, "Tab")
+	e.waitScreen(picker, "Tab closes the picker quietly", func(s string) bool { return strings.Contains(s, "PICKER-EXIT 0") })
+	e.s.WaitFor(func() bool { return menus() > n }, "the picker's Tab: the act menu drawn")
+	c.keys("d")
+	e.waitSent(in, "1\x1b")
+}

@@ -13,7 +13,7 @@ import (
 
 // picker is `tma` with no command: fzf over every agent in attention order,
 // the pane it was opened from left out; Enter jumps (clearing attention),
-// tab opens the agent menu, Esc leaves quietly.
+// Tab opens its action menu, Esc leaves quietly.
 func (s *sess) picker(p *pickCmd) int {
 	u := newSurface(s, nil)
 	f, err := u.cycle()
@@ -55,15 +55,19 @@ func (s *sess) picker(p *pickCmd) int {
 		return s.fail(err)
 	}
 	if u.choice == "menu" {
+		// Tab: the highlighted agent's action menu, handed to tmux.
 		cl, err := jump.ResolveClient(f, s.g.Client, s.e.Getenv)
 		if err != nil {
 			return s.fail(err)
 		}
-		l, err := s.menuLine(f, cl.Name, scoped(f, nil))
+		done, err := s.actMenu(f.Cycle.Server, cl.Name, u.chosen, "picker", s.e.Stderr)
 		if err != nil {
 			return s.fail(err)
 		}
-		return s.exec(f, []string{l})
+		if err := <-done; err != nil {
+			return common.ExitFail // act said why on stderr
+		}
+		return common.ExitOK
 	}
 	if _, err := jump.ResolveClient(f, s.g.Client, s.e.Getenv); errors.Is(err, jump.ErrNoClient) && s.e.Getenv("TMUX") == "" {
 		// A plain terminal with no client to move: hand it to tmux.

@@ -14,7 +14,6 @@ import (
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
 	"github.com/tmaproject/tma/lib/jump"
-	libpick "github.com/tmaproject/tma/lib/pick"
 	"github.com/tmaproject/tma/lib/selector"
 	"github.com/tmaproject/tma/lib/tui"
 )
@@ -324,57 +323,22 @@ func (w *watchUI) jump() {
 	}
 }
 
-// menu is `a`: the action menu for the highlighted pane (`tma act --menu
-// --pane`), drawn by tmux over the dashboard, which keeps refreshing
-// behind it. Until `tma act` is installed, the agent menu with the
-// highlighted agent first.
+// menu is `a`: the action menu for the highlighted pane, drawn by tmux
+// over the dashboard, which keeps refreshing behind it.
 func (w *watchUI) menu() {
 	pane := w.selPane
 	if !validPane(pane) || w.f == nil {
 		return
 	}
-	argv := tmaArgv(w.f.Cycle.Server)
-	if libpick.Tool(argv[0], "tma-act", w.s.e.Getenv("PATH")) != "" {
-		if w.client != "" {
-			argv = append(argv, "--client", w.client)
-		}
-		if w.s.g.Config != "" {
-			argv = append(argv, "--config", w.s.g.Config)
-		}
-		if w.s.g.ManifestDir != "" {
-			argv = append(argv, "--manifest-dir", w.s.g.ManifestDir)
-		}
-		// --source: the menu's entries log watch as the surface that asked.
-		argv = append(argv, "act", "--menu", "--source", "watch", "--pane", pane)
-		done, err := libpick.Start(argv, os.Environ(), w.held)
-		if err != nil {
-			w.held.hold("%s: %v", argv[0], err)
-			return
-		}
-		go func() {
-			defer w.term.Guard()
-			_ = <-done // act reports its own failures on stderr (held)
-		}()
+	done, err := w.s.actMenu(w.f.Cycle.Server, w.client, pane, "watch", w.held)
+	if err != nil {
+		w.held.hold("tma act: %v", err)
 		return
 	}
-	if w.client == "" {
-		return
-	}
-	rows := scoped(w.f, w.sel)
-	for i, r := range rows {
-		if r.Row.Pane == pane && i > 0 {
-			rows = append(append(rows[i:i+1:i+1], rows[:i]...), rows[i+1:]...)
-			break
-		}
-	}
-	if len(rows) == 0 {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if l, err := w.s.menuLine(w.f, w.client, rows); err == nil {
-		w.s.exec(w.f, []string{l})
-	}
+	go func() {
+		defer w.term.Guard()
+		_ = <-done // act reports its own failures on stderr (held)
+	}()
 }
 
 // view is the frame's input; it captures the preview when the selected

@@ -157,8 +157,8 @@ func (r *run) keysUninstall(managed, conf string, mExisted bool, cOld []byte, cE
 	return r.exit()
 }
 
-// FzfDoctorLine is the `fzf:` line for `tma doctor` (which the picker and
-// watch need): the fzf tma would run and its version, or what is missing
+// FzfDoctorLine is the `fzf:` line for `tma doctor` (the picker needs it;
+// watch draws itself): the fzf tma would run and its version, or what is missing
 // and how to fix it. ok is false for a missing or too-old fzf. self is the
 // running binary (the pinned fzf is installed beside it).
 func FzfDoctorLine(getenv func(string) string, self string) (line string, ok bool) {
@@ -169,7 +169,7 @@ func FzfDoctorLine(getenv func(string) string, self string) (line string, ok boo
 	f, err := libpick.Find(getenv("PATH"), beside)
 	if err != nil {
 		msg := strings.ReplaceAll(err.Error(), "\nhint: ", " — ")
-		return "fzf:     " + strings.TrimPrefix(msg, libpick.ErrNoFzf.Error()+": ") + " (the picker and tma watch need it)", false
+		return "fzf:     " + strings.TrimPrefix(msg, libpick.ErrNoFzf.Error()+": ") + " (the picker needs it)", false
 	}
 	return fmt.Sprintf("fzf:     %s %s ✓", f.Version, f.Path), true
 }
