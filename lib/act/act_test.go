@@ -54,7 +54,7 @@ func TestBundled(t *testing.T) {
 	}
 	// The sequences every surface sends, pinned: each is proven in the lab
 	// (docs/actions.md). A change here must come with new evidence.
-	for agent, seq := range map[string]string{"claude": "Enter", "codex": "Enter", "gemini": "Enter", "opencode": "Enter"} {
+	for agent, seq := range map[string]string{"claude": "1", "codex": "Enter", "gemini": "Enter", "opencode": "Enter"} {
 		if g := strings.Join(got["approve"].Keys[agent], " "); g != seq {
 			t.Errorf("approve %s = %q, want %q", agent, g, seq)
 		}

@@ -90,7 +90,7 @@ func (e *env) userAction(name, body string) {
 
 // TestActApproveDeliversTheManifestKeys fires approve and deny on a blocked
 // claude pane and reads, byte for byte, what the agent received: the
-// manifest's Enter, then Escape; the lock is released each time; the third
+// manifest's 1, then Escape; the lock is released each time; the third
 // approve in one episode warns; the audit log records each fire without the
 // pane title.
 func TestActApproveDeliversTheManifestKeys(t *testing.T) {
@@ -103,7 +103,7 @@ func TestActApproveDeliversTheManifestKeys(t *testing.T) {
 	if code != 0 || r.Outcome != "sent" || r.Reason != nil || r.Action != "approve" || r.Pane != a.Pane {
 		t.Fatalf("approve: exit %d %+v %s", code, r, errs)
 	}
-	e.waitSent(in, "\r")
+	e.waitSent(in, "1")
 	if v := e.s.Option(a.Pane, "@agent_action"); v != "" {
 		t.Errorf("the lock was not released: %q", v)
 	}
@@ -119,7 +119,7 @@ func TestActApproveDeliversTheManifestKeys(t *testing.T) {
 	if _, errs, code = e.tma("act", "deny", "--pane", a.Pane); code != 0 {
 		t.Fatalf("deny: exit %d %s", code, errs)
 	}
-	e.waitSent(in, "\r\r\r\x1b")
+	e.waitSent(in, "111\x1b")
 	if v := e.s.Option(a.Pane, "@agent_act_repeat"); !strings.HasSuffix(v, ":deny:1") {
 		t.Errorf("another action starts the run over: %q", v)
 	}
@@ -410,7 +410,7 @@ func TestActListAndMenu(t *testing.T) {
 		t.Errorf("the menu offers a gated action")
 	}
 	c.keys("a") // approve's quick-select key
-	e.waitSent(in, "\r")
+	e.waitSent(in, "1")
 
 	// The prefix A binding exactly as install-keys writes it (no --client:
 	// run-shell's $TMUX names the session, whose client pressed the key).
@@ -425,7 +425,7 @@ func TestActListAndMenu(t *testing.T) {
 	c.keys("\x02A")
 	e.s.WaitFor(func() bool { return drawn() > n }, "the menu from prefix A")
 	c.keys("d")
-	e.waitSent(in, "\r\x1b")
+	e.waitSent(in, "1\x1b")
 }
 
 // TestActDoctorLine: doctor's actions: line counts the loaded actions and
