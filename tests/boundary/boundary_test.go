@@ -52,7 +52,7 @@ var spawners = map[string]string{
 	"lib/proc":              "ps, where there is no /proc",
 	"lib/gitinfo":           "git, one bounded call per directory",
 	"lib/testkit":           "tmux and go build, for tests only",
-	"lib/pick":              "fzf for the picker (executed, never linked); the dispatcher's act --menu for watch",
+	"lib/pick":              "fzf for the picker (executed, never linked); the dispatcher's act --menu for the picker and watch",
 	"lib/act/child":         "sh -c <command> for an exec action, under its deadline",
 	"lib/testkit/fakeagent": "nothing, but it is a test program",
 }
