@@ -3,6 +3,8 @@ package act
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tmaproject/tma/lib/record"
 )
 
 // MaxText is the longest text payload, in bytes.
@@ -41,7 +43,7 @@ func CheckText(s string, sigils []string) string {
 // HasControl reports a C0 control, DEL or a C1 control character.
 func HasControl(s string) bool {
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f {
+		if record.IsControl(r) {
 			return true
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tmaproject/tma/lib/record"
 )
 
 // Payload is what tma reads from an event's JSON; everything is optional.
@@ -86,7 +88,7 @@ func first(m map[string]any, keys ...string) string {
 // spaces, and it is cut to at most max bytes on a rune boundary.
 func Clean(s string, max int) string {
 	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+		if record.IsControl(r) || r == utf8.RuneError {
 			return ' '
 		}
 		return r

@@ -36,7 +36,7 @@ func MenuLine(client, title string, rows []*record.Row, tma []string, glyph func
 		}
 		a := &r.Row
 		label := fmt.Sprintf("%s %s  %s  %s", glyph(a.Class()), a.Agent, a.Locator, RowAge(r, now))
-		if t := oneLine(a.Title); t != "" {
+		if t := record.OneLine(a.Title); t != "" {
 			label += "  " + truncate(t, 40)
 		}
 		key := ""
@@ -59,10 +59,6 @@ func MenuLine(client, title string, rows []*record.Row, tma []string, glyph func
 	}
 	// run-shell -C expands formats once more before parsing the command.
 	return "run-shell -b -d " + delay + " -C " + tmux.Quote(tmux.Literal(menu)), nil
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }), " ")
 }
 
 func truncate(s string, n int) string {

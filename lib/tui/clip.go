@@ -13,7 +13,7 @@ var cond = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
 
 // RuneWidth is the number of cells r takes (0 for combining marks).
 func RuneWidth(r rune) int {
-	if r < 0x20 || r == 0x7f {
+	if control(r) {
 		return 0
 	}
 	return cond.RuneWidth(r)
@@ -123,7 +123,7 @@ func clip(s string, w int) (string, int) {
 			used += n
 			return used < w
 		}
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError && raw != "\uFFFD" {
+		if control(r) || r == utf8.RuneError && raw != "\uFFFD" {
 			return true
 		}
 		rw := RuneWidth(r)
@@ -189,10 +189,14 @@ func Overlay(s, sgr string) string {
 func Strip(s string) string {
 	var b strings.Builder
 	scan(s, func(r rune, raw string) bool {
-		if r >= 0x20 && r != 0x7f || r == '\t' {
+		if !control(r) || r == '\t' {
 			b.WriteString(raw)
 		}
 		return true
 	}, nil)
 	return b.String()
 }
+
+// control reports a C0 or C1 control or DEL: a terminal may act on it, so
+// it is never drawn (pane titles and screens come from other programs).
+func control(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f }

@@ -148,21 +148,21 @@ func ExplainText(w io.Writer, p *record.Pane) error {
 	var b strings.Builder
 	line := func(k, format string, args ...any) { fmt.Fprintf(&b, "%-9s %s\n", k, fmt.Sprintf(format, args...)) }
 	line("pane", "%s  (%s)", p.Pane, x.Locator)
-	line("command", "%s", clean(p.Command))
-	line("title", "%s", clean(p.Title))
+	line("command", "%s", record.Printable(p.Command))
+	line("title", "%s", record.Printable(p.Title))
 	line("flags", "alternate_on=%t scrolled=%t history_view=%t window_activity=%d", x.Flags.AlternateOn, x.Flags.Scrolled, x.Flags.HistoryView, p.WindowActivity)
 	switch {
 	case p.Class == record.ClassIgnored:
-		line("agent", "(ignored via @agent_ignore = %s)", clean(p.Opts["@agent_ignore"]))
+		line("agent", "(ignored via @agent_ignore = %s)", record.Printable(p.Opts["@agent_ignore"]))
 	case p.Class == record.ClassNested:
-		line("agent", "(none — nested multiplexer %s: run tma on the inner server)", clean(p.Command))
+		line("agent", "(none — nested multiplexer %s: run tma on the inner server)", record.Printable(p.Command))
 	case p.Agent == "" && p.Class == record.ClassRemote:
-		line("agent", "(none — remote shell %s: neither the process walk nor a capture crosses it)", clean(p.Command))
+		line("agent", "(none — remote shell %s: neither the process walk nor a capture crosses it)", record.Printable(p.Command))
 	case p.Agent == "":
 		line("agent", "(none — no manifest process_names matched)")
 	case p.Class == record.ClassRemote:
-		line("agent", "%s (pid %d, foreground_is_agent=false, registered behind remote shell %s)", p.Agent, p.AgentPID, clean(p.Command))
-		line("boundary", "remote shell %s — the cycle holds this pane's stamps and captures nothing; hook events are its only evidence", clean(p.Command))
+		line("agent", "%s (pid %d, foreground_is_agent=false, registered behind remote shell %s)", p.Agent, p.AgentPID, record.Printable(p.Command))
+		line("boundary", "remote shell %s — the cycle holds this pane's stamps and captures nothing; hook events are its only evidence", record.Printable(p.Command))
 	default:
 		line("agent", "%s (pid %d, foreground_is_agent=%t, via %s)", p.Agent, p.AgentPID, p.ForegroundIsAgent, p.Identity)
 	}
@@ -189,7 +189,7 @@ func ExplainText(w io.Writer, p *record.Pane) error {
 		}
 		ex := ""
 		if r.Excerpt != nil {
-			ex = "  «" + clean(*r.Excerpt) + "»"
+			ex = "  «" + record.Printable(*r.Excerpt) + "»"
 		}
 		line("rule", "%-7s %s  (%s, priority %d)%s", mark, r.Label, r.Region, r.Priority, ex)
 	}

@@ -35,15 +35,6 @@ func SortLs(rows []*record.Row) {
 }
 
 // clean keeps a free-text field on one tab-separated line.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -71,8 +62,8 @@ func LsPlain(w io.Writer, rows []*record.Row) error {
 		if a.Worktree != nil && *a.Worktree {
 			wt = "1"
 		}
-		f := []string{a.Pane, clean(a.Agent), a.State, clean(deref(a.Detail)), since, clean(a.Locator), clean(a.Title),
-			flag(a.Attention), flag(a.Muted), clean(deref(a.Repo)), clean(deref(a.Branch)), wt}
+		f := []string{a.Pane, record.Printable(a.Agent), a.State, record.Printable(deref(a.Detail)), since, record.Printable(a.Locator), record.Printable(a.Title),
+			flag(a.Attention), flag(a.Muted), record.Printable(deref(a.Repo)), record.Printable(deref(a.Branch)), wt}
 		if _, err := fmt.Fprintln(w, strings.Join(f, "\t")); err != nil {
 			return err
 		}
@@ -162,4 +153,4 @@ func StatusProm(rows []*record.Row, nowMS int64) string {
 	return b.String()
 }
 
-func promLabel(s string) string { return clean(s) }
+func promLabel(s string) string { return record.Printable(s) }

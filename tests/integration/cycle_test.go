@@ -213,6 +213,15 @@ func TestHostileTitleAndForeignState(t *testing.T) {
 	if _, err := e.s.Run("has-session", "-t", "s"); err != nil {
 		t.Fatal("the server died: a title reached a command line")
 	}
+	// The plain table keeps its 12 columns and draws no control.
+	plain, _, _ := e.tma("ls", "--pane", hostile.Pane)
+	line := strings.TrimSuffix(plain, "\n")
+	if f := strings.Split(line, "\t"); len(f) != 12 || !strings.Contains(f[6], "#{pane_id}") {
+		t.Errorf("ls line %q: %d columns", line, len(f))
+	}
+	if strings.ContainsFunc(line, func(r rune) bool { return r != '\t' && record.IsControl(r) }) {
+		t.Errorf("ls draws a control: %q", line)
+	}
 }
 
 func TestNoServer(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	libact "github.com/tmaproject/tma/lib/act"
@@ -288,8 +287,4 @@ func nonce() string {
 	var n [6]byte
 	_, _ = rand.Read(n[:])
 	return hex.EncodeToString(n[:])
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }), " ")
 }

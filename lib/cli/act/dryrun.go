@@ -6,6 +6,7 @@ import (
 
 	libact "github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/fleet"
+	"github.com/tmaproject/tma/lib/record"
 )
 
 // dryRun reports what a fire would do and fires nothing: no lock, no
@@ -79,7 +80,7 @@ func (b *broker) dryRun(a *libact.Action, f *fleet.Fleet, shots []*shot) int {
 				continue
 			}
 			if k == "TMA_TITLE" {
-				v = oneLine(v)
+				v = record.OneLine(v)
 			}
 			fmt.Fprintf(w, "  %-14s  %-*s  (%s)\n", k, width, v, ages[k])
 		}

@@ -51,9 +51,6 @@ func paint(sgr, s string) string {
 const dim = "2"
 
 // clean keeps free text on one line, without escapes.
-func clean(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }), " ")
-}
 
 // width is the cells s takes (wide characters count two).
 func width(s string) int { return tui.Width(s) }
@@ -98,19 +95,19 @@ func items(f *fleet.Fleet, rows []*record.Row, cfg *config.Config) []item {
 	for _, r := range rows {
 		a := &r.Row
 		st := cfg.PickerStyle(a.Class())
-		it := item{pane: a.Pane, glyph: st.Glyph, color: ansi(st.Color), agent: clean(a.Agent), state: a.State,
-			locator: clean(a.Locator), age: jump.RowAge(r, f.Cycle.NowMS), title: clean(a.Title), class: a.Class()}
+		it := item{pane: a.Pane, glyph: st.Glyph, color: ansi(st.Color), agent: record.OneLine(a.Agent), state: a.State,
+			locator: record.OneLine(a.Locator), age: jump.RowAge(r, f.Cycle.NowMS), title: record.OneLine(a.Title), class: a.Class()}
 		if a.Detail != nil && *a.Detail != "" {
-			it.state += "/" + clean(*a.Detail)
+			it.state += "/" + record.OneLine(*a.Detail)
 		}
 		if a.Branch != nil {
-			it.branch = clean(*a.Branch)
+			it.branch = record.OneLine(*a.Branch)
 		}
 		if a.Repo != nil {
-			it.repo = clean(*a.Repo)
+			it.repo = record.OneLine(*a.Repo)
 		}
 		if p := f.Pane(a.Pane); p != nil {
-			it.model = clean(p.Opts["@agent_model"])
+			it.model = record.OneLine(p.Opts["@agent_model"])
 		}
 		if a.Context != nil {
 			it.ctx = gauge(*a.Context)
