@@ -4,9 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -42,30 +39,21 @@ func Load(userDir string) (*Set, error) {
 	}
 	s := &Set{}
 	if userDir != "" {
-		entries, err := os.ReadDir(userDir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
+		files, err := manifests.Dir(userDir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			s.Problems = append(s.Problems, Problem{File: userDir, Err: err})
-		default:
-			for _, e := range entries {
-				stem, ok := strings.CutSuffix(e.Name(), ".toml")
-				if !ok || stem == "" || e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-					continue
-				}
-				file := filepath.Join(userDir, e.Name())
-				data, err := os.ReadFile(file)
-				if err != nil {
-					s.Problems = append(s.Problems, Problem{File: file, Err: err})
-					continue
-				}
-				a, err := Parse(stem, file, data)
-				if err != nil {
-					s.Problems = append(s.Problems, Problem{File: file, Err: err})
-					continue
-				}
-				byName[a.Name] = a
+		}
+		for _, f := range files {
+			if f.Err != nil {
+				s.Problems = append(s.Problems, Problem{File: f.Path, Err: f.Err})
+				continue
 			}
+			a, err := Parse(f.Stem, f.Path, f.Data)
+			if err != nil {
+				s.Problems = append(s.Problems, Problem{File: f.Path, Err: err})
+				continue
+			}
+			byName[a.Name] = a
 		}
 	}
 	for _, a := range byName {
@@ -77,22 +65,13 @@ func Load(userDir string) (*Set, error) {
 
 // Bundled parses the actions compiled into the binary, sorted by name.
 func Bundled() ([]*Action, error) {
-	const dir = "actions"
-	entries, err := fs.ReadDir(manifests.Actions, dir)
+	files, err := manifests.Bundled(manifests.Actions, "actions")
 	if err != nil {
 		return nil, fmt.Errorf("bundled actions: %w", err)
 	}
 	var out []*Action
-	for _, e := range entries {
-		stem, ok := strings.CutSuffix(e.Name(), ".toml")
-		if !ok || e.IsDir() {
-			continue
-		}
-		data, err := fs.ReadFile(manifests.Actions, path.Join(dir, e.Name()))
-		if err != nil {
-			return nil, fmt.Errorf("bundled action %s: %w", e.Name(), err)
-		}
-		a, err := Parse(stem, "bundled:"+e.Name(), data)
+	for _, f := range files {
+		a, err := Parse(f.Stem, f.Path, f.Data)
 		if err != nil {
 			return nil, err
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -82,22 +81,13 @@ func Load(o LoadOptions) (*Set, error) {
 
 // Bundled parses the manifests compiled into the binary, sorted by name.
 func Bundled() ([]*Agent, error) {
-	const dir = "agents"
-	entries, err := fs.ReadDir(manifests.Agents, dir)
+	files, err := manifests.Bundled(manifests.Agents, "agents")
 	if err != nil {
 		return nil, fmt.Errorf("bundled manifests: %w", err)
 	}
 	var out []*Agent
-	for _, e := range entries {
-		stem, ok := strings.CutSuffix(e.Name(), ".toml")
-		if !ok || e.IsDir() {
-			continue
-		}
-		data, err := fs.ReadFile(manifests.Agents, path.Join(dir, e.Name()))
-		if err != nil {
-			return nil, fmt.Errorf("bundled manifest %s: %w", e.Name(), err)
-		}
-		a, err := Parse(stem, "bundled:"+e.Name(), data)
+	for _, f := range files {
+		a, err := Parse(f.Stem, f.Path, f.Data)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +100,7 @@ func Bundled() ([]*Agent, error) {
 // loadDir parses every <stem>.toml in dir into byName, recording broken files as problems.
 // A missing dir is an error only when required.
 func (s *Set) loadDir(dir string, byName map[string]*Agent, required bool) error {
-	entries, err := os.ReadDir(dir)
+	files, err := manifests.Dir(dir)
 	if err != nil {
 		if !required && errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -121,20 +111,14 @@ func (s *Set) loadDir(dir string, byName map[string]*Agent, required bool) error
 		}
 		return fmt.Errorf("manifest dir: %w", err)
 	}
-	for _, e := range entries {
-		stem, ok := strings.CutSuffix(e.Name(), ".toml")
-		if !ok || stem == "" || e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+	for _, f := range files {
+		if f.Err != nil {
+			s.Problems = append(s.Problems, Problem{File: f.Path, Err: f.Err})
 			continue
 		}
-		file := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(file)
+		a, err := Parse(f.Stem, f.Path, f.Data)
 		if err != nil {
-			s.Problems = append(s.Problems, Problem{File: file, Err: err})
-			continue
-		}
-		a, err := Parse(stem, file, data)
-		if err != nil {
-			s.Problems = append(s.Problems, Problem{File: file, Err: err})
+			s.Problems = append(s.Problems, Problem{File: f.Path, Err: err})
 			continue
 		}
 		byName[a.Name] = a

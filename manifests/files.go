@@ -1,0 +1,66 @@
+package manifests
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// File is one <stem>.toml manifest file, agent or action alike.
+type File struct {
+	Stem string
+	Path string // how errors name it: "bundled:<name>" or the file's path
+	Data []byte
+	Err  error // reading it failed (a user file; a bundled one cannot)
+}
+
+// Bundled lists the embedded files of dir ("agents" or "actions") in name
+// order.
+func Bundled(fsys fs.FS, dir string) ([]File, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []File
+	for _, e := range entries {
+		stem, ok := stemOf(e)
+		if !ok {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, File{Stem: stem, Path: "bundled:" + e.Name(), Data: data})
+	}
+	return out, nil
+}
+
+// Dir lists a user directory's <stem>.toml files in name order; dotfiles and
+// subdirectories are not manifests. The error is the directory's own
+// (fs.ErrNotExist when it is missing); a file that cannot be read carries
+// its error in File.Err.
+func Dir(dir string) ([]File, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []File
+	for _, e := range entries {
+		stem, ok := stemOf(e)
+		if !ok {
+			continue
+		}
+		f := File{Stem: stem, Path: filepath.Join(dir, e.Name())}
+		f.Data, f.Err = os.ReadFile(f.Path)
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func stemOf(e fs.DirEntry) (string, bool) {
+	stem, ok := strings.CutSuffix(e.Name(), ".toml")
+	return stem, ok && stem != "" && !e.IsDir() && !strings.HasPrefix(e.Name(), ".")
+}
