@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -66,7 +67,8 @@ func LoadRecord(path string) (*Record, error) {
 	return r, nil
 }
 
-// Save writes the record atomically, 0600.
+// Save writes the record atomically, 0600; a file that already holds
+// exactly these bytes is left alone.
 func (r *Record) Save(path string) error {
 	var b bytes.Buffer
 	b.WriteString(recordHeader)
@@ -75,7 +77,7 @@ func (r *Record) Save(path string) error {
 	if err := toml.NewEncoder(&b).Encode(r); err != nil {
 		return err
 	}
-	return WriteAtomic(path, b.Bytes(), 0o600)
+	return writeIfChanged(path, b.Bytes())
 }
 
 // TmuxFor returns the server's entry, nil when none.
@@ -91,12 +93,20 @@ func (r *Record) TmuxFor(socket string) *TmuxRecord {
 // SetTmux records (or, with no hooks, forgets) a server's hooks.
 func (r *Record) SetTmux(socket, tma string, hooks []string, at time.Time) {
 	var keep []*TmuxRecord
+	var prev *TmuxRecord
 	for _, t := range r.Tmux {
 		if t.Socket != socket {
 			keep = append(keep, t)
+		} else {
+			prev = t
 		}
 	}
 	if len(hooks) > 0 {
+		// The same hooks for the same tma keep their time: a re-run that
+		// changed nothing leaves the record as it was.
+		if prev != nil && prev.Tma == tma && strings.Join(prev.Hooks, " ") == strings.Join(hooks, " ") && !prev.InstalledAt.IsZero() {
+			at = prev.InstalledAt
+		}
 		keep = append(keep, &TmuxRecord{Socket: socket, Hooks: hooks, Tma: tma, InstalledAt: at.UTC().Truncate(time.Second)})
 	}
 	r.Tmux = keep
@@ -154,7 +164,8 @@ func (s *StatuslineRecord) Set(agent string, on bool) bool {
 	return true
 }
 
-// Save writes the statusline record atomically, 0600.
+// Save writes the statusline record atomically, 0600, unless the file
+// already holds exactly these bytes.
 func (s *StatuslineRecord) Save(path string) error {
 	var b bytes.Buffer
 	b.WriteString("# Agents that opted into tma's statusline context shim (tma install-hooks <agent>\n# --statusline); --no-statusline removes one. Written by tma.\n")
@@ -164,5 +175,14 @@ func (s *StatuslineRecord) Save(path string) error {
 	if err := toml.NewEncoder(&b).Encode(s); err != nil {
 		return err
 	}
-	return WriteAtomic(path, b.Bytes(), 0o600)
+	return writeIfChanged(path, b.Bytes())
+}
+
+// writeIfChanged writes one of tma's own records (0600) unless it already
+// holds data.
+func writeIfChanged(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	return WriteAtomic(path, data, 0o600)
 }

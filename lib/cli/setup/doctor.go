@@ -1,8 +1,6 @@
 package setup
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/install"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/scan"
@@ -196,12 +195,6 @@ func (r *run) doctor(d *doctorCmd) int {
 	return common.ExitOK
 }
 
-// daemonSocket is where a tier-3 daemon for this server would listen.
-func daemonSocket(server string) string {
-	sum := sha256.Sum256([]byte(server))
-	return filepath.Join(os.TempDir(), "tma-"+strconv.Itoa(os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
-}
-
 func (r *run) diagnose() (*Doctor, string) {
 	doc := &Doctor{Schema: 1, TmuxHooks: []dHook{}, ProcessNameIssues: []dNameIssue{}, Nested: []dPaneNote{},
 		RemotePanes: []dPaneNote{}, IgnoredPanes: []dPaneNote{}, StampIssues: []dPaneNote{}, Agents: []dAgent{},
@@ -223,7 +216,7 @@ func (r *run) diagnose() (*Doctor, string) {
 		doc.Server.Reachable, doc.Server.Socket, doc.Server.TmuxVersion = true, res.Cycle.Server, res.Cycle.TmuxVersion
 		doc.Server.Old = olderThan(res.Cycle.TmuxVersion, 3, 6)
 	}
-	doc.Daemon.Socket = daemonSocket(doc.Server.Socket)
+	doc.Daemon.Socket = daemon.For(doc.Server.Socket).Socket
 
 	if serr != nil {
 		line("server:", "%s", common.DescribeTmuxError(r.e, c, serr))

@@ -73,7 +73,9 @@ func (r *run) keys(k *keysCmd) int {
 		}
 		r.out("tma: installed keybindings (%s). Reload with `tmux source-file %s`.", r.env.Pretty(managed), r.env.Pretty(conf))
 	}
-	r.out("tma: reminder: add `#(tma status)` to your `status-right` for the ambient state driver (tma does not edit status-right).")
+	if !r.inInit {
+		r.out("tma: reminder: add `#(tma status)` to your `status-right` for the ambient state driver (tma does not edit status-right).")
+	}
 	return r.exit()
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/install"
 	"github.com/tmaproject/tma/lib/tmux"
@@ -50,16 +49,13 @@ func (h *hooksCmd) flags() map[string]string {
 	}
 }
 
-type initCmd struct {
-	Rest []string `arg:"" optional:"" passthrough:""`
-}
-
 type cli struct {
 	common.Globals
 	InstallHooks hooksCmd  `cmd:"" name:"install-hooks" help:"install, uninstall or verify the agent and tmux hook wiring."`
 	InstallKeys  keysCmd   `cmd:"" name:"install-keys" help:"install, uninstall or verify tma's tmux keybindings."`
-	Init         initCmd   `cmd:"" name:"init" help:"first-run setup (not built yet)."`
+	Init         initCmd   `cmd:"" name:"init" help:"first-run setup: detect the agents on $PATH, wire their hooks, report the status line, install the keybindings, then tma doctor."`
 	Doctor       doctorCmd `cmd:"" name:"doctor" help:"diagnose each agent pane's tier and why (read-only)."`
+	Reload       reloadCmd `cmd:"" name:"reload" help:"signal this server's daemon to re-read its config and manifests (SIGHUP); a no-op when none is running."`
 }
 
 // Run is tma-setup's main.
@@ -80,11 +76,15 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case cmd == "doctor":
 		r := &run{e: e, g: &c.Globals, h: &hooksCmd{}, now: time.Now()}
 		return r.doctor(&c.Doctor)
-	default:
-		name := strings.Fields(cmd)[0]
-		e.Errorf("%s is not built yet", name)
-		return common.ExitFail
+	case cmd == "init":
+		r := &run{e: e, g: &c.Globals, h: &hooksCmd{Yes: c.Init.Yes}, now: time.Now()}
+		return r.initRun(&c.Init)
+	case cmd == "reload":
+		r := &run{e: e, g: &c.Globals, h: &hooksCmd{}, now: time.Now()}
+		return r.reload()
 	}
+	e.Errorf("%s is not built yet", strings.Fields(kctx.Command())[0])
+	return common.ExitFail
 }
 
 // run is one install-hooks invocation.
@@ -103,6 +103,7 @@ type run struct {
 	slRecord *install.StatuslineRecord
 	declined bool
 	failed   bool
+	inInit   bool // a step of tma init (which reports the status line itself)
 }
 
 func (r *run) out(format string, a ...any) { fmt.Fprintf(r.e.Stdout, format+"\n", a...) }
@@ -136,10 +137,27 @@ func (r *run) main() int {
 	if (h.Statusline || h.NoStatusline) && h.Agent != "" && h.Agent != "claude" && h.Agent != "cursor" {
 		return r.usage("the statusline shim is for claude and cursor only")
 	}
+	if !r.prepare() {
+		return common.ExitFail
+	}
+	switch {
+	case h.Check:
+		return r.check()
+	case h.Uninstall:
+		return r.uninstall()
+	}
+	return r.install()
+}
+
+// prepare loads what every install-hooks run reads: config and manifests,
+// the paths, the wrapper, the records. It reports false after printing the
+// error that stopped it.
+func (r *run) prepare() bool {
+	h := r.h
 	l, err := r.g.Load(r.e)
 	if err != nil {
 		r.e.Errorf("%v", err)
-		return common.ExitFail
+		return false
 	}
 	r.loaded = l
 	self, _ := os.Executable()
@@ -152,19 +170,13 @@ func (r *run) main() int {
 	r.wrapper, r.wrapErr = r.env.ResolveWrapper(mode, h.WrapperPath)
 	if r.record, err = install.LoadRecord(r.env.RecordPath()); err != nil {
 		r.e.Errorf("%v", err)
-		return common.ExitFail
+		return false
 	}
 	if r.slRecord, err = install.LoadStatusline(r.env.StatuslinePath()); err != nil {
 		r.e.Errorf("%v", err)
-		return common.ExitFail
+		return false
 	}
-	switch {
-	case h.Check:
-		return r.check()
-	case h.Uninstall:
-		return r.uninstall()
-	}
-	return r.install()
+	return true
 }
 
 // findTma is the tma the tmux hooks and the statusline shim name: the one
@@ -275,8 +287,7 @@ func (r *run) confirm(path string) bool {
 	if r.h.Yes {
 		return true
 	}
-	f, ok := r.e.Stdin.(interface{ Fd() uintptr })
-	if !ok || !isatty.IsTerminal(f.Fd()) {
+	if !r.terminal() {
 		r.e.Errorf("no terminal to confirm on and no --yes: %s left unchanged", r.env.Pretty(path))
 		r.declined = true
 		return false
@@ -300,17 +311,32 @@ func (r *run) exit() int {
 }
 
 func (r *run) install() int {
+	targets := r.targets()
+	if len(targets) == 0 {
+		if r.wrapErr != nil {
+			r.e.Errorf("%v", r.wrapErr)
+			return common.ExitFail
+		}
+		r.note("no agent carries tma wiring yet: name one (tma install-hooks <agent>)")
+		return common.ExitOK
+	}
+	r.installAgents(targets)
+	return r.exit()
+}
+
+// installAgents wires each target (each file's diff shown and confirmed),
+// records the agents whose every change was applied, brings the server's
+// tmux hooks up to date when any was, and saves the records. A wrapper that
+// cannot be resolved fails the run before anything is written. tma init
+// calls it with the agents it found on $PATH.
+func (r *run) installAgents(targets []install.Adapter) {
 	if r.wrapErr != nil {
 		r.e.Errorf("%v", r.wrapErr)
-		return common.ExitFail
+		r.failed = true
+		return
 	}
 	for _, w := range r.wrapper.Warnings {
 		r.warn("%s", w)
-	}
-	targets := r.targets()
-	if len(targets) == 0 {
-		r.note("no agent carries tma wiring yet: name one (tma install-hooks <agent>)")
-		return common.ExitOK
 	}
 	anyDone := false
 	for _, a := range targets {
@@ -337,22 +363,26 @@ func (r *run) install() int {
 		} else {
 			r.out("tma: installed hooks for %s", a.Name())
 		}
-		r.recordAgent(a, c, created)
+		r.recordAgent(a, c, created, len(plan.Changes) > 0)
 	}
 	if anyDone {
 		r.installTmux()
 	}
 	r.saveRecords()
-	return r.exit()
 }
 
-func (r *run) recordAgent(a install.Adapter, c *install.Ctx, created []string) {
+// recordAgent notes an agent's completed install. An install that changed
+// nothing keeps the recorded time, so a re-run leaves the record's bytes
+// as they were.
+func (r *run) recordAgent(a install.Adapter, c *install.Ctx, created []string, changed bool) {
 	ar := r.record.Agents[a.Name()]
 	if ar == nil {
 		ar = &install.AgentRecord{}
 		r.record.Agents[a.Name()] = ar
 	}
-	ar.InstalledAt = r.now.UTC().Truncate(time.Second)
+	if changed || ar.InstalledAt.IsZero() || ar.Wrapper != r.wrapper.Ref {
+		ar.InstalledAt = r.now.UTC().Truncate(time.Second)
+	}
 	ar.Wrapper = r.wrapper.Ref
 	ar.Files = a.Paths(r.env)
 	for _, f := range created {

@@ -1,0 +1,232 @@
+package setup
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/install"
+)
+
+type initCmd struct {
+	Yes       bool   `name:"yes" short:"y" help:"answer yes to every confirmation."`
+	Daemon    bool   `name:"daemon" help:"start the daemon as tma daemon --ensure does (tma has no daemon yet: the step fails)."`
+	ConfigDir string `name:"config-dir" placeholder:"DIR" help:"where the managed keybindings file lives, as install-keys --config-dir (env TMA_CONFIG_DIR)."`
+	Conf      string `name:"conf" placeholder:"PATH" help:"the tmux config the keys' source-file line and the status-line advice are for, as install-keys --conf."`
+}
+
+// GenericNames are process names that identify a runtime, not an agent:
+// init never looks for an agent under one of them.
+var GenericNames = []string{"node", "nodejs", "bun", "deno", "python", "python3", "ruby", "java"}
+
+func generic(n string) bool {
+	for _, g := range GenericNames {
+		if n == g {
+			return true
+		}
+	}
+	return false
+}
+
+// found is one agent step 1 looked for.
+type found struct {
+	adapter install.Adapter
+	path    string   // the launcher found on $PATH, "" when none
+	names   []string // the names looked for
+	generic []string // the generic names its manifest gives (not looked for)
+	skip    string   // why it is not considered at all
+}
+
+// initRun is `tma init`: the setup commands in order, in process, on the
+// same diff, confirm and atomic-write flow (run.apply).
+func (r *run) initRun(k *initCmd) int {
+	r.inInit = true
+	if !k.Yes && !r.terminal() {
+		r.out("tma: no terminal on stdin and no --yes: every confirmation below declines, so init writes nothing (run it from a terminal, or pass --yes)")
+	}
+	if !r.prepare() {
+		return common.ExitFail
+	}
+
+	r.step("1/7", "the agents install-hooks wires, looked for on $PATH")
+	var wire []install.Adapter
+	var names []string
+	for _, f := range r.detect() {
+		switch {
+		case f.skip != "":
+			r.out("  %-9s %s", f.adapter.Name(), f.skip)
+		case f.path != "":
+			r.out("  %-9s found: %s", f.adapter.Name(), f.path)
+			wire = append(wire, f.adapter)
+			names = append(names, f.adapter.Name())
+		case len(f.names) == 0:
+			r.out("  %-9s runs under a generic name (%s), so tma cannot detect it (wire it by name: tma install-hooks %s)",
+				f.adapter.Name(), strings.Join(f.generic, ", "), f.adapter.Name())
+		default:
+			r.out("  %-9s not found (looked for %s)", f.adapter.Name(), strings.Join(f.names, ", "))
+		}
+	}
+
+	if len(wire) == 0 {
+		r.step("2/7", "wire the hooks: no agent found on $PATH, nothing to wire")
+	} else {
+		r.step("2/7", "wire the hooks of "+strings.Join(names, ", ")+" (as tma install-hooks <agent>)")
+		r.installAgents(wire)
+	}
+
+	self, _ := os.Executable()
+	r.env = install.Env{Getenv: r.e.Getenv, Self: self}
+	conf := r.env.TmuxConf(k.Conf, fileExists)
+	r.step("3/7", "the status line")
+	r.statusLine(conf)
+
+	r.step("4/7", "the keybindings (as tma install-keys)")
+	r.keys(r.initKeys(k))
+
+	r.step("5-6/7", "the daemon: tma has no daemon yet, so there is no resident daemon to restart and none to start (the status line's `tma status` is the driver)")
+	if k.Daemon {
+		r.e.Errorf("--daemon: tma has no daemon yet (tma daemon is not built); nothing was started")
+		r.failed = true
+	}
+
+	code := r.exit()
+	r.step("7/7", "tma doctor")
+	r.doctor(&doctorCmd{})
+	if code != common.ExitOK {
+		r.out("tma: init did not finish: a step failed or a change was declined (see above); re-running it applies only what is still missing")
+	}
+	return code
+}
+
+func (r *run) step(n, what string) { r.out("tma: init %s: %s", n, what) }
+
+// terminal reports whether confirmations can be asked on stdin.
+func (r *run) terminal() bool {
+	f, ok := r.e.Stdin.(interface{ Fd() uintptr })
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// detect looks for every agent install-hooks wires on $PATH, under its
+// manifest name and its process_names minus the generic ones. An agent
+// with no loaded manifest (disabled in the config, or left out of
+// --manifest-dir) is skipped: there is nothing to wire it from.
+func (r *run) detect() []found {
+	var out []found
+	for _, a := range install.Adapters() {
+		f := found{adapter: a}
+		m := r.loaded.Manifests.Get(a.Name())
+		if m == nil {
+			f.skip = "skipped: no manifest loaded for it (disabled in the config, or not in --manifest-dir)"
+			out = append(out, f)
+			continue
+		}
+		seen := map[string]bool{}
+		for _, n := range append([]string{m.Name}, m.ProcessNames...) {
+			if n == "" || seen[n] || strings.ContainsRune(n, '/') {
+				continue
+			}
+			seen[n] = true
+			if generic(n) {
+				f.generic = append(f.generic, n)
+				continue
+			}
+			f.names = append(f.names, n)
+			if f.path == "" {
+				f.path = r.env.LookPath(n)
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// statusRE finds `tma status` run from a format (#(tma status),
+// #(/usr/bin/tma -L work status --session x)), not tma-status.
+var statusRE = regexp.MustCompile(`(?:^|[\s/(])tma(?:\s+-{1,2}[\w-]+(?:=\S*|\s+[^\s-]\S*)?)*\s+status\b`)
+
+// RunsTmaStatus reports whether a tmux format runs `tma status`.
+func RunsTmaStatus(format string) bool { return statusRE.MatchString(format) }
+
+// statusSetRE finds a line of a tmux config that sets status-right.
+var statusSetRE = regexp.MustCompile(`^\s*set(?:-option)?\s+(?:-[a-zA-Z]+\s+)*status-right\b`)
+
+// statusLine is step 3: tma never edits status-right, it says whether the
+// server's status line (status-right, status-left, status-format[0])
+// already runs `tma status`, else the line to add, where and how to reload.
+func (r *run) statusLine(conf string) {
+	c := r.client()
+	ctx := common.Background()
+	serverUp, serverHas := false, ""
+	for _, opt := range []string{"status-right", "status-left", "status-format[0]"} {
+		v, _, err := c.Run(ctx, "", "show-options", "-gqv", opt)
+		if err != nil {
+			break
+		}
+		serverUp = true
+		if RunsTmaStatus(v) {
+			serverHas = opt
+			break
+		}
+	}
+	pconf := r.env.Pretty(conf)
+	data, _ := os.ReadFile(conf)
+	confHas, setLine := false, 0
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		if strings.Contains(l, "status") && RunsTmaStatus(l) {
+			confHas = true
+		}
+		if setLine == 0 && statusSetRE.MatchString(l) {
+			setLine = i + 1
+		}
+	}
+	reload := r.reloadCommand(pconf)
+	switch {
+	case serverHas != "":
+		r.out("tma: your %s already runs `tma status` on %s: nothing to add", serverHas, r.socket(c))
+	case confHas && serverUp:
+		r.out("tma: %s runs `tma status` but the server on %s has not loaded it: reload with `%s`", pconf, r.socket(c), reload)
+	case confHas:
+		r.out("tma: %s already runs `tma status` in a status line (no tmux server on %s to check it against)", pconf, r.socket(c))
+	default:
+		r.out("tma: nothing runs `tma status` in your status line yet (the ambient state driver); tma never edits status-right. Add this line to %s:", pconf)
+		r.out("  set -g status-right '#(tma status) %%H:%%M'")
+		if setLine > 0 {
+			r.out("  (%s sets status-right already, on line %d: you can put `#(tma status) ` at the front of that format instead)", pconf, setLine)
+		}
+		r.out("then reload it: %s", reload)
+	}
+}
+
+// reloadCommand is the tmux command that re-reads conf on the server tma
+// talks to: bare inside tmux or for the default server, else with the
+// socket flag the globals or TMA_SOCKET_PATH named.
+func (r *run) reloadCommand(conf string) string {
+	args := []string{"tmux"}
+	if r.g.SocketName != "" || r.g.SocketPath != "" || r.e.Getenv("TMA_SOCKET_PATH") != "" {
+		for _, a := range r.client().Target.Args() {
+			args = append(args, install.ShellWord(a))
+		}
+	}
+	return strings.Join(append(args, "source-file", conf), " ")
+}
+
+// initKeys is install-keys with the choices an earlier install-keys made:
+// a managed file carrying the mouse bindings keeps them, one without the
+// daemon launcher stays without it, so re-running init never undoes
+// `install-keys --mouse` or `--no-daemon`.
+func (r *run) initKeys(k *initCmd) *keysCmd {
+	kc := &keysCmd{Yes: k.Yes, ConfigDir: k.ConfigDir, Conf: k.Conf}
+	dir, _ := r.env.KeysDir(k.ConfigDir)
+	if old, existed, _, err := install.ReadFile(filepath.Join(dir, "tmux.conf")); err == nil && existed {
+		kc.Mouse = bytes.Contains(old, []byte(install.MouseBindings[0]))
+		kc.NoDaemon = !bytes.Contains(old, []byte(install.DaemonLine))
+	}
+	return kc
+}

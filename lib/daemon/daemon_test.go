@@ -1,0 +1,103 @@
+package daemon
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestForIsStableAndPerServer(t *testing.T) {
+	a, b := For("/tmp/tmux-1000/default"), For("/tmp/tmux-1000/work")
+	if a != For("/tmp/tmux-1000/default") || a.Socket == b.Socket {
+		t.Fatalf("paths not keyed by server: %+v %+v", a, b)
+	}
+	if !strings.HasSuffix(a.Socket, ".sock") || !strings.HasSuffix(a.Lock, ".lock") ||
+		strings.TrimSuffix(a.Socket, ".sock") != strings.TrimSuffix(a.Lock, ".lock") {
+		t.Fatalf("socket and lock not side by side: %+v", a)
+	}
+	if want := "tma-" + strconv.Itoa(os.Getuid()); filepath.Base(filepath.Dir(a.Socket)) != want {
+		t.Fatalf("dir %s, want .../%s", filepath.Dir(a.Socket), want)
+	}
+	if len(filepath.Base(a.Lock)) != 16+len(".lock") {
+		t.Fatalf("name is not 16 hex digits: %s", a.Lock)
+	}
+}
+
+func paths(t *testing.T) Paths {
+	d := t.TempDir()
+	return Paths{Server: "x", Socket: filepath.Join(d, "d.sock"), Lock: filepath.Join(d, "d.lock")}
+}
+
+func TestNoLockNoDaemon(t *testing.T) {
+	r, err := Find(paths(t))
+	if r != nil || err != nil {
+		t.Fatalf("got %+v, %v", r, err)
+	}
+}
+
+// A lock file nobody holds is what a crashed daemon leaves: not running,
+// even when the pid in it is alive (ours).
+func TestStaleLockIsNotADaemon(t *testing.T) {
+	p := paths(t)
+	os.WriteFile(p.Lock, []byte(strconv.Itoa(os.Getpid())+" 0.1.0\n"), 0o600)
+	r, err := Find(p)
+	if r != nil || err != nil {
+		t.Fatalf("got %+v, %v", r, err)
+	}
+}
+
+// A held lock names the daemon; Reload delivers SIGHUP to it.
+func TestHeldLockIsFoundAndSignalled(t *testing.T) {
+	p := paths(t)
+	mark := filepath.Join(t.TempDir(), "hup")
+	ready := filepath.Join(t.TempDir(), "ready")
+	cmd := exec.Command("sh", "-c", `trap 'echo hup > "$1"; exit 0' HUP; : > "$2"; while :; do sleep 0.05; done`, "sh", mark, ready)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	f, err := os.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strconv.Itoa(cmd.Process.Pid) + " 9.9.9\n")
+	r, err := Find(p)
+	if err != nil || r == nil || r.PID != cmd.Process.Pid || r.Version != "9.9.9" {
+		t.Fatalf("got %+v, %v", r, err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("child never trapped HUP")
+		}
+	}
+	if err := r.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if b, _ := os.ReadFile(mark); strings.TrimSpace(string(b)) != "hup" {
+		t.Fatalf("the daemon did not get SIGHUP (mark %q)", b)
+	}
+}
+
+func TestHeldLockWithGarbage(t *testing.T) {
+	p := paths(t)
+	f, _ := os.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR, 0o600)
+	defer f.Close()
+	syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	f.WriteString("not a pid\n")
+	if _, err := Find(p); err != ErrLockUnreadable {
+		t.Fatalf("err %v", err)
+	}
+}
