@@ -3,7 +3,7 @@ GO      ?= go
 PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
 TOOLS   := tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup tma-pick tma-act
-# The picker and watch execute fzf; install builds this pinned one beside tma
+# The picker executes fzf; install builds this pinned one beside tma
 # (tma prefers a user's own fzf when it is 0.65 or newer). uninstall leaves
 # it: an fzf in BINDIR may be the user's own.
 FZF     := github.com/junegunn/fzf@v0.65.2
