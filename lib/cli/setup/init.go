@@ -152,7 +152,7 @@ var statusRE = regexp.MustCompile(`(?:^|[\s/(])tma(?:\s+-{1,2}[\w-]+(?:=\S*|\s+[
 func RunsTmaStatus(format string) bool { return statusRE.MatchString(format) }
 
 // statusSetRE finds a line of a tmux config that sets status-right.
-var statusSetRE = regexp.MustCompile(`^\s*set(?:-option)?\s+(?:-[a-zA-Z]+\s+)*status-right\b`)
+var statusSetRE = regexp.MustCompile(`^\s*set(?:-option)?\s+(?:-[a-zA-Z]+\s+)*status-right(?:\s|$)`)
 
 // statusLine is step 3: tma never edits status-right, it says whether the
 // server's status line (status-right, status-left, status-format[0])

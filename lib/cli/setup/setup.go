@@ -444,9 +444,13 @@ func (r *run) installTmux() {
 }
 
 func (r *run) saveRecords() {
-	if err := r.record.Save(r.env.RecordPath()); err != nil {
-		r.e.Errorf("install record: %v", err)
-		r.failed = true
+	// An empty record is not created: a declined install writes nothing.
+	_, err := os.Stat(r.env.RecordPath())
+	if err == nil || len(r.record.Agents) > 0 || len(r.record.Tmux) > 0 {
+		if err := r.record.Save(r.env.RecordPath()); err != nil {
+			r.e.Errorf("install record: %v", err)
+			r.failed = true
+		}
 	}
 	if _, err := os.Stat(r.env.StatuslinePath()); err == nil || len(r.slRecord.Agents) > 0 {
 		if err := r.slRecord.Save(r.env.StatuslinePath()); err != nil {

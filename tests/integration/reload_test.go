@@ -1,0 +1,116 @@
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tmaproject/tma/lib/daemon"
+)
+
+const noDaemon = "tma: no daemon running for this server (nothing to reload; one-shots and the picker reload on their own)\n"
+
+// holdLock plays a daemon for server: a child that records a SIGHUP, named
+// in a lock file this test holds (flock), as the daemon will hold its own.
+func holdLock(t *testing.T, server string) (mark string) {
+	t.Helper()
+	p := daemon.For(server)
+	if err := os.MkdirAll(filepath.Dir(p.Lock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mark = filepath.Join(t.TempDir(), "hup")
+	ready := mark + ".ready"
+	cmd := exec.Command("sh", "-c", `trap 'echo hup >> "$1"' HUP; : > "$2"; while :; do sleep 0.05; done`, "sh", mark, ready)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	f, err := os.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close(); os.Remove(p.Lock) })
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strconv.Itoa(cmd.Process.Pid) + " 0.1.0\n")
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(ready); err == nil {
+			return mark
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stand-in daemon never started")
+		}
+	}
+}
+
+// TestReload: tma has no daemon yet, so reload is the manual's no-op (exit
+// 0); the lookup is real all the same: a daemon is the holder of the lock
+// keyed by this server's #{socket_path}, nothing else.
+func TestReload(t *testing.T) {
+	e := newEnv(t, "")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // daemon.For here and in tma-setup agree
+	run := func() (string, string, int) { return e.tmaEnv([]string{"TMPDIR=" + tmp}, "reload") }
+
+	out, errs, code := run()
+	if code != 0 || out != noDaemon || errs != "" {
+		t.Fatalf("no daemon: exit %d\n%s%s", code, out, errs)
+	}
+
+	// A lock file nobody holds (a crashed daemon's), naming a live pid.
+	p := daemon.For(e.s.Socket)
+	os.MkdirAll(filepath.Dir(p.Lock), 0o700)
+	os.WriteFile(p.Lock, []byte(strconv.Itoa(os.Getpid())+" 0.1.0\n"), 0o600)
+	if out, errs, code := run(); code != 0 || out != noDaemon {
+		t.Fatalf("stale lock: exit %d\n%s%s", code, out, errs)
+	}
+
+	// Another server's daemon is not this server's.
+	holdLock(t, e.s.Socket+"-other")
+	if out, errs, code := run(); code != 0 || out != noDaemon {
+		t.Fatalf("other server's daemon: exit %d\n%s%s", code, out, errs)
+	}
+
+	// This server's: SIGHUP, and the manual's line.
+	mark := holdLock(t, e.s.Socket)
+	out, errs, code = run()
+	if code != 0 || out != "tma: reloaded the daemon's config + manifests\n" {
+		t.Fatalf("running daemon: exit %d\n%s%s", code, out, errs)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(mark); strings.TrimSpace(string(b)) == "hup" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon got no SIGHUP")
+		}
+	}
+
+	// Global options only.
+	if _, _, code := e.tma("reload", "--bogus"); code != 2 {
+		t.Fatalf("reload --bogus: exit %d, want 2", code)
+	}
+}
+
+// TestInitThroughTheDispatcher: `tma init` reaches tma-setup under dash,
+// and with no terminal and no --yes declines (exit 1) after saying so.
+func TestInitThroughTheDispatcher(t *testing.T) {
+	e := newEnv(t, "")
+	out, errs, code := e.tma("init", "--help")
+	if code != 0 || !strings.Contains(out, "--daemon") || !strings.Contains(out, "--yes") {
+		t.Fatalf("init --help: exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code = e.tma("init")
+	if code != 1 || !strings.HasPrefix(out, "tma: no terminal on stdin and no --yes") || !strings.Contains(out, "tma: init 7/7: tma doctor") {
+		t.Fatalf("init without a terminal: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, ".config", "tma", "tmux.conf")); err == nil {
+		t.Fatal("a declined init wrote the keybindings")
+	}
+}
