@@ -114,3 +114,52 @@ func TestInitThroughTheDispatcher(t *testing.T) {
 		t.Fatal("a declined init wrote the keybindings")
 	}
 }
+
+// TestInitOnATerminal: in a tmux pane every change is shown and asked for
+// (`Apply this change? [y/N]`); answering y to each wires both agents and
+// installs the keys; a second run asks nothing.
+func TestInitOnATerminal(t *testing.T) {
+	e := newEnv(t, "")
+	fake := t.TempDir()
+	for _, n := range []string{"claude", "codex"} {
+		if err := os.WriteFile(filepath.Join(fake, n), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	pane := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", "s", "#{pane_id}"))
+	e.s.MustRun("resize-window", "-t", "s", "-x", "200", "-y", "50")
+	run := func(n int, answers int) string {
+		out, rc := filepath.Join(dir, "out"+strconv.Itoa(n)), filepath.Join(dir, "rc"+strconv.Itoa(n))
+		cmd := "HOME=" + e.home + " XDG_CONFIG_HOME= TMA_CONFIG_DIR= TMA_CONFIG= PATH=" + fake + ":" + binDir + ":/usr/bin:/bin sh " +
+			filepath.Join(binDir, "tma") + " -L " + e.s.Name + " init 2>&1 | tee " + out + "; echo $? > " + rc
+		// tee makes stdout a pipe, but stdin stays the pane's terminal.
+		e.s.MustRun("send-keys", "-t", pane, "clear", "Enter", cmd, "Enter")
+		for i := 0; i < answers; i++ {
+			e.s.WaitFor(func() bool {
+				b, _ := os.ReadFile(out)
+				return strings.Count(string(b), "Apply this change? [y/N] ") > i
+			}, "prompt "+strconv.Itoa(i+1))
+			e.s.MustRun("send-keys", "-t", pane, "y", "Enter")
+		}
+		e.s.WaitFor(func() bool { _, err := os.Stat(rc); return err == nil }, "init to finish")
+		b, _ := os.ReadFile(out)
+		return string(b)
+	}
+	out := run(1, 5)
+	if strings.Contains(out, "no terminal") || strings.Count(out, "Apply this change? [y/N] ") != 5 {
+		t.Fatalf("first run on a terminal:\n%s", out)
+	}
+	for _, want := range []string{"installed hooks for claude", "installed hooks for codex", "tma: installed keybindings", "tma: init 7/7: tma doctor"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("first run lacks %q:\n%s", want, out)
+		}
+	}
+	if read(t, filepath.Join(e.home, ".config", "tma", "tmux.conf")) == "" {
+		t.Fatal("keys not written")
+	}
+	out = run(2, 0)
+	if strings.Contains(out, "Apply this change?") || !strings.Contains(out, "tma: keybindings already installed") {
+		t.Fatalf("second run asked again:\n%s", out)
+	}
+}
