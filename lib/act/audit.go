@@ -14,7 +14,7 @@ type AuditLine struct {
 	At          int64   `json:"at"`
 	Batch       *string `json:"batch"`  // shared by every fire of one --all
 	Source      string  `json:"source"` // the surface that asked: cli, menu, picker, watch, …
-	Device      *string `json:"device"` // a serve device; always null here
+	Device      *string `json:"device"` // act --device; null without it
 	Action      string  `json:"action"`
 	Kind        string  `json:"kind"` // the arm that delivered: keys, text, exec
 	Pane        string  `json:"pane"`

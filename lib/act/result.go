@@ -30,6 +30,8 @@ const (
 
 // Result is the act --json object: schema, action, pane, outcome,
 // exit_code, reason, in that order; reason is null when there is none.
+// cached follows on every --slot dispatch (false on a fire, true on a
+// replay from the ledger) and is absent otherwise.
 type Result struct {
 	Schema   int     `json:"schema"`
 	Action   string  `json:"action"`
@@ -37,6 +39,7 @@ type Result struct {
 	Outcome  string  `json:"outcome"`
 	ExitCode int     `json:"exit_code"`
 	Reason   *string `json:"reason"`
+	Cached   *bool   `json:"cached,omitempty"`
 }
 
 // NewResult builds a result whose exit code follows from the outcome and

@@ -44,6 +44,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("TMUX", "")
 			e.Setenv("TMA_SOCKET_PATH", "")
 			e.Setenv("TMUX_TMPDIR", e.WorkDir)
+			e.Setenv("XDG_RUNTIME_DIR", filepath.Join(e.WorkDir, "run")) // the act --slot ledger
 			return nil
 		},
 	})

@@ -13,7 +13,7 @@ import (
 func (e *env) tmaEnv(extra []string, args ...string) (string, string, int) {
 	e.t.Helper()
 	cmd := exec.Command("sh", append([]string{filepath.Join(binDir, "tma"), "-L", e.s.Name}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_CONFIG_HOME=", "TMA_CONFIG_DIR=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=", "PATH="+binDir+":"+os.Getenv("PATH"))
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "XDG_CONFIG_HOME=", "TMA_CONFIG_DIR=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=", "PATH="+binDir+":"+os.Getenv("PATH"))
 	cmd.Env = append(cmd.Env, extra...)
 	var o, er bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &er

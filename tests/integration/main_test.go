@@ -44,16 +44,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// env is an isolated tma environment: its own HOME and config.
+// env is an isolated tma environment: its own HOME, config and runtime
+// directory (XDG_RUNTIME_DIR: the act --slot ledger).
 type env struct {
 	t    *testing.T
 	s    *testkit.Server
 	home string
+	run  string
 }
 
 func newEnv(t *testing.T, config string) *env {
 	t.Helper()
-	e := &env{t: t, s: testkit.NewServer(t), home: t.TempDir()}
+	e := &env{t: t, s: testkit.NewServer(t), home: t.TempDir(), run: t.TempDir()}
 	if config != "" {
 		d := filepath.Join(e.home, ".config", "tma")
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -74,7 +76,7 @@ func (e *env) tma(args ...string) (stdout, stderr string, code int) {
 		shell = "sh"
 	}
 	cmd := exec.Command(shell, append([]string{filepath.Join(binDir, "tma"), "-L", e.s.Name}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=", "PATH="+binDir+":"+os.Getenv("PATH"))
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=", "PATH="+binDir+":"+os.Getenv("PATH"))
 	var o, er bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &er
 	err := cmd.Run()

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act/ledger"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
@@ -36,22 +38,34 @@ type actCmd struct {
 	Arg             []string `name:"arg" sep:"none" placeholder:"VALUE" help:"a value for an exec action, as TMA_ARG (repeatable: TMA_ARG_1..N, TMA_ARG_COUNT)."`
 	ExpectEpisodeMS *int64   `name:"expect-episode-ms" placeholder:"MS" help:"refuse (episode-changed) unless the pane's episode_ms, read under the lock, equals this."`
 	ConfigDir       string   `name:"config-dir" placeholder:"DIR" help:"where actions/ lives (env TMA_CONFIG_DIR; default $XDG_CONFIG_HOME/tma, ~/.config/tma)."`
+	Slot            *string  `name:"slot" placeholder:"ID" help:"dispatch at most once per ID: a repeat prints the first fire's receipt, exits with its code and sends nothing (tma receipts reads the ledger)."`
+	Device          *string  `name:"device" placeholder:"NAME" help:"who dispatches, recorded on the slot's receipt and in the act log."`
 	Source          string   `name:"source" default:"cli" hidden:"" help:"the surface asking, for the audit log (cli, menu, picker, watch)."`
 }
 
 type cli struct {
 	common.Globals
-	Act actCmd `cmd:"" default:"withargs" help:"fire a guarded action into an agent pane, or list / menu the fireable ones."`
+	Act      actCmd      `cmd:"" default:"withargs" help:"fire a guarded action into an agent pane, or list / menu the fireable ones."`
+	Mute     muteCmd     `cmd:"" help:"stop a pane from notifying for a while, without changing what tma detects about it."`
+	Receipts receiptsCmd `cmd:"" help:"read the dispatch ledger tma act --slot writes (no tmux, no lock, no keystroke)."`
 }
 
-// Run is tma-act's main.
+// Run is tma-act's main: act, mute and receipts.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := common.NewEnv("tma", stdin, stdout, stderr)
 	var c cli
-	if _, code, ok := common.Parse(e, &c, "Fire guarded actions into agent panes.", args); !ok {
+	kctx, code, ok := common.Parse(e, &c, "Fire guarded actions into agent panes; mute panes; read the dispatch ledger.", args)
+	if !ok {
 		return code
 	}
-	b := &broker{e: e, g: &c.Globals, c: &c.Act, now: func() int64 { return time.Now().UnixMilli() }}
+	now := func() int64 { return time.Now().UnixMilli() }
+	switch cmd := kctx.Command(); {
+	case strings.HasPrefix(cmd, "mute"):
+		return (&muter{e: e, g: &c.Globals, c: &c.Mute, now: now}).main()
+	case strings.HasPrefix(cmd, "receipts"):
+		return receipts(e, &c.Receipts)
+	}
+	b := &broker{e: e, g: &c.Globals, c: &c.Act, now: now}
 	return b.main()
 }
 
@@ -65,6 +79,9 @@ type broker struct {
 	tc      *tmux.Client
 	now     func() int64
 	sel     *selector.Selector
+	slotID  string     // --slot
+	device  string     // --device
+	slot    *slotClaim // the ledger claim of a --slot dispatch in flight
 }
 
 func (b *broker) usage(format string, a ...any) int {
@@ -102,6 +119,24 @@ func (b *broker) main() int {
 		return b.usage("invalid pane id %q (expected %%N)", c.Pane)
 	case !manifest.ValidToken(c.Source):
 		return b.usage("invalid --source %q (a token such as cli, menu, picker, watch)", c.Source)
+	case c.Slot != nil && (c.List || c.Menu):
+		return b.usage("--slot names one dispatch: it does not combine with --list or --menu")
+	case c.Slot != nil && c.All:
+		return b.usage("--slot names one dispatch on one pane: it does not combine with --all")
+	case c.Device != nil && (c.List || c.Menu):
+		return b.usage("--device names who dispatches: it does not combine with --list or --menu")
+	}
+	if c.Slot != nil {
+		if err := ledger.CheckID("--slot", *c.Slot); err != nil {
+			return b.usage("%v", err)
+		}
+		b.slotID = *c.Slot
+	}
+	if c.Device != nil {
+		if err := ledger.CheckID("--device", *c.Device); err != nil {
+			return b.usage("%v", err)
+		}
+		b.device = *c.Device
 	}
 	sel, err := c.Flags.Compile()
 	if err != nil {

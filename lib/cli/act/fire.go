@@ -55,6 +55,16 @@ func (b *broker) fireMain() int {
 	if c.Pane == "" && !c.All && !b.selecting() && b.defaultPane() == "" {
 		return b.usage("no target: pass --pane, selector flags, or --all (outside tmux there is no $TMUX_PANE)")
 	}
+	// A slotted dispatch claims its slot before anything can fire (a dry
+	// run fires nothing, so it claims nothing): a receipt within its TTL is
+	// replayed instead, and whatever ends this invocation without a result
+	// frees the claim again.
+	if b.slotID != "" && !c.DryRun {
+		if code, done := b.claimSlot(a); done {
+			return code
+		}
+		defer b.releaseSlot()
+	}
 	batch := ""
 	if c.All {
 		batch = nonce()
@@ -181,7 +191,9 @@ func (b *broker) confirm(a *libact.Action, shots []*shot) {
 		return
 	}
 	ok := false
-	if f, isFile := b.e.Stdin.(*os.File); isFile && isatty.IsTerminal(f.Fd()) {
+	// A slotted dispatch never stops to ask: it holds its slot while it
+	// waits, and the caller that named the slot has decided (--yes).
+	if f, isFile := b.e.Stdin.(*os.File); isFile && b.slotID == "" && isatty.IsTerminal(f.Fd()) {
 		if len(open) == 1 {
 			s := open[0]
 			fmt.Fprintf(b.e.Stderr, "tma: fire %s on %s (%s, %s)? [y/N] ", a.Name, s.pane, s.t.Agent, stateOf(s.t))
@@ -499,6 +511,9 @@ func (b *broker) audit(a *libact.Action, batch, pane string, t libact.Target, r 
 	if batch != "" {
 		l.Batch = &batch
 	}
+	if d := b.device; d != "" {
+		l.Device = &d
+	}
 	if t.Agent != "" {
 		l.Agent = &t.Agent
 	}
@@ -522,6 +537,13 @@ func (b *broker) audit(a *libact.Action, batch, pane string, t libact.Target, r 
 // failure on stderr (and with --all a line per target on stdout). It
 // returns the exit code (the worst target's under --all).
 func (b *broker) report(a *libact.Action, results []libact.Result, why map[string]string) int {
+	if b.slotID != "" {
+		live := false
+		for i := range results {
+			results[i].Cached = &live
+		}
+		b.settleSlot(results[0])
+	}
 	if b.c.JSON {
 		var doc any = results[0]
 		if b.c.All {

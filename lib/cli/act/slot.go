@@ -1,0 +1,152 @@
+package act
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act/ledger"
+	"github.com/tmaproject/tma/lib/cli/common"
+)
+
+// ClaimSlackMS is how long a claim may stay in flight before another
+// dispatch on its slot settles it as fired-unknown (an exec action adds
+// its timeout_ms). A claimer that dies is settled at once: the ledger is
+// per host, so its pid says whether it lives.
+const ClaimSlackMS = 120_000
+
+// slotPoll is how often a dispatch waiting on another's claim re-reads the
+// ledger.
+const slotPoll = 50 * time.Millisecond
+
+// slotClaim is this invocation's claim on its slot.
+type slotClaim struct {
+	store *ledger.Store
+	entry ledger.Entry
+	done  bool
+}
+
+func (b *broker) store() *ledger.Store {
+	return &ledger.Store{Dir: ledger.RuntimeDir(b.e.Getenv), Now: b.now}
+}
+
+// claimSlot takes the --slot before any fire. done reports that the
+// invocation ends here with code: a receipt replayed, a torn ledger (1), or
+// another dispatch's claim that stayed in flight past its deadline (a
+// locked refusal, 5, which a retry fixes). While another dispatch on the
+// slot is in flight, it waits for that one's receipt.
+func (b *broker) claimSlot(a *libact.Action) (code int, done bool) {
+	c := b.c
+	st := b.store()
+	now := b.now()
+	deadline := now + ClaimSlackMS
+	if a.Kind == libact.KindExec {
+		deadline += a.TimeoutMS
+	}
+	e := ledger.Entry{Slot: b.slotID, Action: a.Name, Nonce: nonce(), PID: os.Getpid(), DeadlineMS: deadline}
+	if c.Pane != "" {
+		e.Pane = c.Pane
+	} else if !b.selecting() {
+		e.Pane = b.defaultPane()
+	}
+	if b.device != "" {
+		d := b.device
+		e.Device = &d
+	}
+	waiting := false
+	for {
+		got, err := st.Claim(e)
+		if err != nil {
+			return b.ledgerError(err), true
+		}
+		switch got.State {
+		case ledger.Free:
+			b.slot = &slotClaim{store: st, entry: got.Entry}
+			return 0, false
+		case ledger.Answered:
+			return b.replay(got.Entry), true
+		}
+		other := got.Entry
+		if !waiting {
+			waiting = true
+			b.note("slot %s is in flight (%s, pid %d): waiting for its receipt", b.slotID, other.Action, other.PID)
+		}
+		if b.now() > other.DeadlineMS+1000 {
+			// Settle turns an expired claim into a receipt; reaching here
+			// means the ledger keeps answering with a claim (a clock step).
+			r := libact.NewResult(a.Name, other.Pane, libact.OutcomeRefused, libact.ReasonLocked)
+			return b.report(a, []libact.Result{r}, map[string]string{other.Pane: "slot " + b.slotID + " is still in flight"}), true
+		}
+		time.Sleep(slotPoll)
+	}
+}
+
+// ledgerError reports a ledger that cannot be read or written: exit 1,
+// naming the file.
+func (b *broker) ledgerError(err error) int {
+	var torn *ledger.TornError
+	if errors.As(err, &torn) {
+		b.e.Errorf("%v\nhint: nothing was sent; remove the file to start a new ledger (its receipts are lost)", err)
+		return common.ExitFail
+	}
+	b.e.Errorf("receipt ledger: %v", err)
+	return common.ExitFail
+}
+
+// replay prints a receipt as this invocation's result, cached, and returns
+// its exit code. Nothing is sent and nothing is logged: it is not a fire.
+func (b *broker) replay(e ledger.Entry) int {
+	rc := e.Receipt()
+	cached := true
+	r := libact.Result{Schema: 1, Action: rc.Action, Pane: rc.Pane, Outcome: rc.Outcome, ExitCode: rc.ExitCode, Reason: rc.Reason, Cached: &cached}
+	if b.c.JSON {
+		if out, err := libact.Marshal(r); err == nil {
+			fmt.Fprintln(b.e.Stdout, string(out))
+		}
+	}
+	age := time.Duration(max(b.now()-rc.AtMS, 0)) * time.Millisecond
+	fmt.Fprintf(b.e.Stderr, "tma: cached receipt for slot %s: %s on %s: %s (%s ago; nothing sent)\n",
+		b.slotID, rc.Action, paneName(rc.Pane), outcomeText(r), age.Round(time.Second))
+	return rc.ExitCode
+}
+
+// settleSlot ends the claim with this invocation's result: a locked
+// refusal frees the slot (a retry will pass); anything else is the slot's
+// receipt, an error recorded as fired-unknown.
+func (b *broker) settleSlot(r libact.Result) {
+	s := b.slot
+	if s == nil || s.done {
+		return
+	}
+	s.done = true
+	if r.Outcome == libact.OutcomeRefused && r.ReasonString() == libact.ReasonLocked {
+		if err := s.store.Release(s.entry.Slot, s.entry.Nonce); err != nil {
+			b.note("warning: slot %s was not released: %v", s.entry.Slot, err)
+		}
+		return
+	}
+	rc := ledger.Receipt{Pane: r.Pane, Action: r.Action, Device: s.entry.Device, AtMS: b.now(),
+		Outcome: r.Outcome, ExitCode: r.ExitCode, Reason: r.Reason}
+	ok, err := s.store.Finish(ledger.Done(s.entry.Slot, s.entry.Nonce, rc))
+	switch {
+	case err != nil:
+		b.note("warning: the receipt for slot %s was not recorded: %v", s.entry.Slot, err)
+	case !ok:
+		b.note("warning: the receipt for slot %s was not recorded: another dispatch owns the slot now", s.entry.Slot)
+	}
+}
+
+// releaseSlot frees a claim the invocation ended without a result for (a
+// usage error after the claim, no server): nothing was sent.
+func (b *broker) releaseSlot() {
+	s := b.slot
+	if s == nil || s.done {
+		return
+	}
+	s.done = true
+	if err := s.store.Release(s.entry.Slot, s.entry.Nonce); err != nil {
+		b.note("warning: slot %s was not released: %v", s.entry.Slot, err)
+	}
+}
