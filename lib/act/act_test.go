@@ -28,6 +28,13 @@ func TestBundled(t *testing.T) {
 	for _, a := range as {
 		got[a.Name] = a
 	}
+	// The claude reply lane's arms: approve allows, deny denies, nothing else replies.
+	for name, a := range got {
+		want := map[string]string{"approve": "allow", "deny": "deny"}[name]
+		if arm, ok := a.Hook["claude"]; arm.Reply != want || ok != (want != "") || len(a.Hook) > 1 {
+			t.Errorf("%s: [hook] = %v, want claude = %q", name, a.Hook, want)
+		}
+	}
 	want := map[string][]string{
 		"approve":   {"claude", "codex", "gemini", "opencode"},
 		"deny":      {"claude", "codex", "gemini", "opencode"},
@@ -97,7 +104,12 @@ func TestParseErrors(t *testing.T) {
 		{"text unknown arm key", head + "kind = \"text\"\n[text]\nclaude = { suffix = [\"Enter\"], loud = true }", "unknown key text.claude.loud"},
 		{"detach", head + "kind = \"exec\"\ncommand = \"true\"\ndetach = true", "detach: detached exec actions are not built"},
 		{"api", head + "kind = \"keys\"\n[keys]\nclaude = [\"Enter\"]\n[api]\nopencode = { op = \"permission-reply\", reply = \"once\" }", "[api]: the HTTP answer lane is not built"},
-		{"hook", head + "kind = \"keys\"\n[keys]\nclaude = [\"Enter\"]\n[hook]\nclaude = { reply = \"allow\" }", "[hook]: the claude hook reply lane"},
+		{"hook agent", head + "kind = \"keys\"\n[keys]\ncodex = [\"Enter\"]\n[hook]\ncodex = { reply = \"allow\" }", "hook.codex: only claude have a hook reply lane"},
+		{"hook reply", head + "kind = \"keys\"\n[keys]\nclaude = [\"1\"]\n[hook]\nclaude = { reply = \"yes\" }", `hook.claude.reply: "yes" is not one of allow, deny`},
+		{"hook no reply", head + "kind = \"keys\"\n[keys]\nclaude = [\"1\"]\n[hook]\nclaude = {}", "hook.claude: missing reply"},
+		{"hook unknown key", head + "kind = \"keys\"\n[keys]\nclaude = [\"1\"]\n[hook]\nclaude = { reply = \"allow\", message = \"x\" }", "unknown key hook.claude.message"},
+		{"hook no keys", head + "kind = \"keys\"\n[keys]\ncodex = [\"Enter\"]\n[hook]\nclaude = { reply = \"deny\" }", "hook.claude: needs a keys.claude sequence too"},
+		{"hook on text", head + "kind = \"text\"\n[text]\nclaude = { suffix = [\"Enter\"] }\n[hook]\nclaude = { reply = \"deny\" }", "[hook]: only a keys action carries a hook arm"},
 	}
 	for _, c := range cases {
 		_, err := Parse("x", "/cfg/actions/x.toml", []byte(c.src))

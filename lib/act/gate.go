@@ -35,6 +35,7 @@ const (
 	ReasonWrongAgent     = "wrong-agent"
 	ReasonNoCoverage     = "no-coverage"
 	ReasonEpisodeChanged = "episode-changed"
+	ReasonRequestGone    = "request-gone"
 	ReasonLocked         = "locked"
 	ReasonUnconfirmed    = "unconfirmed"
 	ReasonPaneGone       = "pane-gone"

@@ -49,7 +49,10 @@ type Action struct {
 	Command          string
 	Keys             map[string][]string // keys: per agent, one send-keys argument each
 	Text             map[string]TextArm  // text: per agent
-	Sigils           []string            // text: refused as a payload's first character
+	// Hook: keys only, per agent (claude, v1): the reply a held reply-lane
+	// hook hands claude instead of the keys ("allow" or "deny").
+	Hook   map[string]HookArm
+	Sigils []string // text: refused as a payload's first character
 }
 
 // When is the gate: every set field must hold (AND). Empty lists and nil
@@ -63,6 +66,21 @@ type When struct {
 
 // HasContext reports whether the gate reads the context gauge.
 func (w When) HasContext() bool { return w.ContextPctMin != nil || w.ContextPctMax != nil }
+
+// KindHook is the arm that delivered a reply over the claude hook reply
+// lane, as the audit log names it (not a manifest kind).
+const KindHook = "hook"
+
+// HookArm is one agent's [hook] arm: the behaviour the reply lane returns.
+type HookArm struct {
+	Reply string
+}
+
+// HookAgents are the agents with a hook reply lane (v1: claude only).
+var HookAgents = []string{"claude"}
+
+// HookReplies are the replies a [hook] arm may name.
+var HookReplies = []string{"allow", "deny"}
 
 // TextArm is one agent's side of a text action.
 type TextArm struct {
@@ -86,10 +104,14 @@ type fileT struct {
 	Keys             map[string][]string       `toml:"keys"`
 	Text             map[string]toml.Primitive `toml:"text"`
 	// Recognised so they fail with a clear reason instead of "unknown key".
-	Detach          *bool          `toml:"detach"`
-	DetachTimeoutMS *int64         `toml:"detach_timeout_ms"`
-	API             toml.Primitive `toml:"api"`
-	Hook            toml.Primitive `toml:"hook"`
+	Detach          *bool               `toml:"detach"`
+	DetachTimeoutMS *int64              `toml:"detach_timeout_ms"`
+	API             toml.Primitive      `toml:"api"`
+	Hook            map[string]hookArmT `toml:"hook"`
+}
+
+type hookArmT struct {
+	Reply *string `toml:"reply"`
 }
 
 type whenT struct {
@@ -174,8 +196,6 @@ func parse(stem, source string, data []byte) (*Action, error) {
 		return nil, errors.New("detach: detached exec actions are not built in this tma (docs/actions.md)")
 	case md.IsDefined("api"):
 		return nil, errors.New("[api]: the HTTP answer lane is not built in this tma (docs/actions.md)")
-	case md.IsDefined("hook"):
-		return nil, errors.New("[hook]: the claude hook reply lane is not built in this tma (docs/actions.md)")
 	}
 
 	if f.Name == nil {
@@ -264,7 +284,15 @@ func parse(stem, source string, data []byte) (*Action, error) {
 			}
 		}
 		a.Keys = f.Keys
+		if f.Hook != nil {
+			if err := a.parseHook(f.Hook); err != nil {
+				return nil, err
+			}
+		}
 	case KindText:
+		if f.Hook != nil {
+			return nil, errors.New("[hook]: only a keys action carries a hook arm")
+		}
 		if f.Command != nil || f.TimeoutMS != nil || f.Keys != nil {
 			return nil, fmt.Errorf("%s: a text action takes [text] only", firstSet(f))
 		}
@@ -297,6 +325,9 @@ func parse(stem, source string, data []byte) (*Action, error) {
 			a.Sigils = sigils
 		}
 	case KindExec:
+		if f.Hook != nil {
+			return nil, errors.New("[hook]: only a keys action carries a hook arm")
+		}
 		if f.Keys != nil || f.Text != nil {
 			return nil, errors.New("an exec action takes command, not [keys] or [text]")
 		}
@@ -316,6 +347,29 @@ func parse(stem, source string, data []byte) (*Action, error) {
 		}
 	}
 	return a, nil
+}
+
+// parseHook checks the [hook] arms: a lane agent, a known reply, and a
+// [keys] entry for the same agent (what the fire sends when no hook holds).
+func (a *Action) parseHook(arms map[string]hookArmT) error {
+	a.Hook = map[string]HookArm{}
+	for _, ag := range sortedKeys(arms) {
+		if !slices.Contains(HookAgents, ag) {
+			return fmt.Errorf("hook.%s: only %s have a hook reply lane", ag, strings.Join(HookAgents, ", "))
+		}
+		r := arms[ag].Reply
+		if r == nil {
+			return fmt.Errorf("hook.%s: missing reply (one of %s)", ag, strings.Join(HookReplies, ", "))
+		}
+		if !slices.Contains(HookReplies, *r) {
+			return fmt.Errorf("hook.%s.reply: %q is not one of %s", ag, *r, strings.Join(HookReplies, ", "))
+		}
+		if len(a.Keys[ag]) == 0 {
+			return fmt.Errorf("hook.%s: needs a keys.%s sequence too (sent when no hook is holding)", ag, ag)
+		}
+		a.Hook[ag] = HookArm{Reply: *r}
+	}
+	return nil
 }
 
 func firstSet(f fileT) string {
@@ -342,8 +396,8 @@ func checkText(field, s string) error {
 func undecoded(md toml.MetaData) []string {
 	var out []string
 	for _, k := range md.Undecoded() {
-		// [api] and [hook] are reported below with their own reason.
-		if len(k) > 0 && (k[0] == "api" || k[0] == "hook") {
+		// [api] is reported below with its own reason.
+		if len(k) > 0 && k[0] == "api" {
 			continue
 		}
 		out = append(out, k.String())

@@ -28,6 +28,41 @@ type Event struct {
 	Pane     string // $TMUX_PANE or --pane
 	AgentPID int    // the agent process found above the hook, 0 if none
 	NowMS    int64
+	// Request is the reply-lane request id the caller minted for a held
+	// permission prompt (see Lane): the claim stamps it on RequestOption.
+	Request string
+}
+
+// The claude hook reply lane (docs/actions.md): a permission prompt's hook
+// stamps the request id it holds on RequestOption; the agent's next event
+// that is not a blocked claim unsets it.
+const (
+	ReplyLaneAgent = "claude"
+	RequestOption  = "@agent_permission_request"
+)
+
+// Lane says what an event means for the reply lane: hold (a permission
+// prompt of the lane's agent: mint an id, stamp it, hold) or clear (that
+// agent moved on: a claim that is not blocked, or its session's end).
+// Subagents' events do neither.
+func Lane(a *manifest.Agent, event string, p Payload) (hold, clear bool) {
+	if a == nil || a.Name != ReplyLaneAgent || a.Hooks == nil || p.SubagentID != "" {
+		return false, false
+	}
+	m := a.MapEvent(event, p.Raw)
+	if m == nil {
+		return false, false
+	}
+	if m.Claim.Lifecycle == "end" {
+		return false, true
+	}
+	if m.Claim.State == "" {
+		return false, false
+	}
+	if m.Claim.State != "blocked" {
+		return false, true
+	}
+	return event == "PermissionRequest" && a.NormalizeDetail(m.Claim.Detail) == "permission", false
 }
 
 // Plan is the outcome: the lines to run (one tmux invocation) and why.
@@ -169,7 +204,7 @@ func build(ev Event, panes []Pane) (*Plan, error) {
 		}
 		// A pane with no state yet starts idle: the agent sits at its prompt.
 		pl.Why = "registered " + a.Name
-		return pl, line("#{==:#{@agent_state},}", claimSets(a.Name, "idle", "", T, false, ev.Payload, false))
+		return pl, line("#{==:#{@agent_state},}", claimSets(a.Name, "idle", "", T, false, ev.Payload, false, laneSet{}))
 	case "end":
 		if !sameSession {
 			pl.Why = "session end of another session"
@@ -212,7 +247,13 @@ func build(ev Event, panes []Pane) (*Plan, error) {
 	// Only a lifecycle start registers a session: a pane that never saw one
 	// (Codex with only its notify channel wired) takes every event, since the
 	// first turn-complete may well be a side thread's.
-	sets := claimSets(a.Name, state, detail, T, state == "blocked", ev.Payload, true)
+	var ls laneSet
+	if hold, clear := Lane(a, ev.Name, ev.Payload); hold && ev.Request != "" {
+		ls.request = ev.Request
+	} else if clear {
+		ls.clear = true
+	}
+	sets := claimSets(a.Name, state, detail, T, state == "blocked", ev.Payload, true, ls)
 	pl.Why = fmt.Sprintf("%s → %s%s", ev.Name, state, slash(detail))
 	return pl, line(newer, sets)
 }
@@ -220,8 +261,15 @@ func build(ev Event, panes []Pane) (*Plan, error) {
 // keptOnEnd survive a session's end, as they survive an agent's exit.
 var keptOnEnd = map[string]bool{"@agent_action": true, "@agent_mute_until": true, "@tma_watch_pid": true, "@agent_ignore": true}
 
+// laneSet is a claim's part in the reply lane: stamp a request id, or
+// unset the one the pane carries.
+type laneSet struct {
+	request string
+	clear   bool
+}
+
 // claimSets is one hook claim's tuple, @agent_stamped_at last.
-func claimSets(name, state, detail, T string, pending bool, p Payload, clearPending bool) []tmux.Set {
+func claimSets(name, state, detail, T string, pending bool, p Payload, clearPending bool, ls laneSet) []tmux.Set {
 	sets := []tmux.Set{
 		{Name: "@agent_since", Format: true, Value: "#{?#{==:#{@agent_state}," + state + "},#{@agent_since}," + T + "}"},
 		{Name: "@agent_name", Value: name},
@@ -249,6 +297,12 @@ func claimSets(name, state, detail, T string, pending bool, p Payload, clearPend
 		for _, o := range []string{"@agent_pending_tool", "@agent_pending_call", "@agent_pending_summary"} {
 			sets = append(sets, tmux.Set{Name: o, Unset: true})
 		}
+	}
+	switch {
+	case ls.request != "":
+		sets = append(sets, tmux.Set{Name: RequestOption, Value: ls.request})
+	case ls.clear:
+		sets = append(sets, tmux.Set{Name: RequestOption, Unset: true})
 	}
 	return append(sets, tmux.Set{Name: "@agent_stamped_at", Value: T})
 }

@@ -177,3 +177,61 @@ func TestEventTime(t *testing.T) {
 		t.Errorf("a non-number: %d", p.AtMS)
 	}
 }
+
+func TestReplyLaneStamp(t *testing.T) {
+	a, err := manifest.Parse("claude", "test", []byte(agentToml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Name = ReplyLaneAgent
+	lanes := []struct {
+		event, payload string
+		hold, clear    bool
+	}{
+		{"Ask", `{"kind":"permission"}`, false, false}, // blocked, but not claude's PermissionRequest
+		{"Run", `{}`, false, true},
+		{"Done", `{}`, false, true},
+		{"End", `{}`, false, true},
+		{"Run", `{"agent_id":"sub"}`, false, false},
+		{"Nope", `{}`, false, false},
+	}
+	for _, c := range lanes {
+		hold, clear := Lane(a, c.event, ParsePayload(c.payload))
+		if hold != c.hold || clear != c.clear {
+			t.Errorf("Lane(%s %s) = %v %v, want %v %v", c.event, c.payload, hold, clear, c.hold, c.clear)
+		}
+	}
+	// A request id rides the claim, before @agent_stamped_at.
+	pl, err := Build(Event{Agent: a, Name: "Run", Payload: ParsePayload(`{}`), Pane: "%1", NowMS: 1, Request: "6f1c2a09d4b7e310"}, onePane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := strings.Join(pl.Lines, "\n"); !strings.Contains(l, "set -pu -t %1 @agent_permission_request") {
+		t.Errorf("a working claim does not unset the request:\n%s", l)
+	}
+	// Another agent's events never touch it.
+	pl = plan(t, "Run", `{}`, onePane)
+	if strings.Contains(strings.Join(pl.Lines, "\n"), "permission_request") {
+		t.Errorf("a non-lane agent touches the request: %v", pl.Lines)
+	}
+}
+
+func TestReplyLaneMint(t *testing.T) {
+	a, err := manifest.Parse("claude", "test", []byte(strings.Replace(agentToml, `event = "Ask"`, `event = "PermissionRequest"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Name = ReplyLaneAgent
+	p := ParsePayload(`{"kind":"permission","tool_name":"Bash","tool_input":{"command":"x"}}`)
+	if hold, clear := Lane(a, "PermissionRequest", p); !hold || clear {
+		t.Fatalf("Lane(PermissionRequest) = %v %v", hold, clear)
+	}
+	pl, err := Build(Event{Agent: a, Name: "PermissionRequest", Payload: p, Pane: "%1", NowMS: 1, Request: "6f1c2a09d4b7e310"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := strings.Join(pl.Lines, "\n")
+	if len(pl.Lines) != 2 || pl.NeedPanes || !strings.Contains(l, `set -p -t %1 @agent_permission_request '\''6f1c2a09d4b7e310'\'' ; set -p -t %1 @agent_stamped_at`) {
+		t.Errorf("the request id is not in the claim's one write:\n%s", l)
+	}
+}

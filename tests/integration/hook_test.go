@@ -18,8 +18,7 @@ import (
 func (e *env) fire(pane, agent, event, payload string, extra ...string) string {
 	e.t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "tma-hook"), append([]string{agent, event}, extra...)...)
-	cmd.Env = append(os.Environ(), "HOME="+e.home, "TMA_CONFIG=", "XDG_CONFIG_HOME=", "TMUX=", "TMUX_PANE="+pane,
-		"TMA_SOCKET_PATH="+e.s.Socket, "TMA_HOOK_DEBUG=1")
+	cmd.Env = e.hookEnv(pane)
 	cmd.Stdin = strings.NewReader(payload)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -28,6 +27,16 @@ func (e *env) fire(pane, agent, event, payload string, extra ...string) string {
 	}
 	return errb.String()
 }
+
+// hookEnv is the environment an agent gives tma-hook in pane.
+func (e *env) hookEnv(pane string) []string {
+	return append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "TMA_CONFIG=", "XDG_CONFIG_HOME=", "TMUX=", "TMUX_PANE="+pane,
+		"TMA_SOCKET_PATH="+e.s.Socket, "TMA_HOOK_DEBUG=1")
+}
+
+// laneOff turns the claude reply lane off, for tests of what a
+// PermissionRequest stamps (with it on, that hook holds for 25 s).
+const laneOff = "[hooks]\nclaude_reply_lane = false\n"
 
 func (e *env) opts(pane string) map[string]string {
 	out := e.s.MustRun("show-options", "-p", "-t", pane)
@@ -43,7 +52,7 @@ func (e *env) opts(pane string) map[string]string {
 const sess = `"session_id":"s-1","transcript_path":"/tmp/t.jsonl"`
 
 func TestHookLifecycle(t *testing.T) {
-	e := newEnv(t, "")
+	e := newEnv(t, laneOff)
 	a := e.s.StartAgent("claude", claudeIdle)
 
 	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
@@ -160,7 +169,7 @@ func TestHookAttributedToTheRegisteredPane(t *testing.T) {
 }
 
 func TestHookAndCaptureRaceBothOrders(t *testing.T) {
-	e := newEnv(t, "")
+	e := newEnv(t, laneOff)
 	a := e.s.StartAgent("claude", claudeBlocked)
 	// Capture first, then the hook: the hook's evidence is newer and wins.
 	e.expect(a.Pane, "blocked/permission attn")

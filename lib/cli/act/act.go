@@ -37,6 +37,7 @@ type actCmd struct {
 	Text            *string  `name:"text" placeholder:"LINE" help:"the line a text action types (steer, steer_now), delivered literally."`
 	Arg             []string `name:"arg" sep:"none" placeholder:"VALUE" help:"a value for an exec action, as TMA_ARG (repeatable: TMA_ARG_1..N, TMA_ARG_COUNT)."`
 	ExpectEpisodeMS *int64   `name:"expect-episode-ms" placeholder:"MS" help:"refuse (episode-changed) unless the pane's episode_ms, read under the lock, equals this."`
+	ExpectRequest   *string  `name:"expect-permission-request" placeholder:"ID" help:"refuse (request-gone) unless the pane's permission_request, read under the lock, is this id."`
 	ConfigDir       string   `name:"config-dir" placeholder:"DIR" help:"where actions/ lives (env TMA_CONFIG_DIR; default $XDG_CONFIG_HOME/tma, ~/.config/tma)."`
 	Slot            *string  `name:"slot" placeholder:"ID" help:"dispatch at most once per ID: a repeat prints the first fire's receipt, exits with its code and sends nothing (tma receipts reads the ledger)."`
 	Device          *string  `name:"device" placeholder:"NAME" help:"who dispatches, recorded on the slot's receipt and in the act log."`
@@ -115,6 +116,10 @@ func (b *broker) main() int {
 		return b.usage("--all fires an action; it does not combine with --list or --menu")
 	case c.All && c.ExpectEpisodeMS != nil:
 		return b.usage("--expect-episode-ms binds one pane's episode: it does not combine with --all")
+	case c.All && c.ExpectRequest != nil:
+		return b.usage("--expect-permission-request binds one pane's request: it does not combine with --all")
+	case c.ExpectRequest != nil && (*c.ExpectRequest == "" || libact.HasControl(*c.ExpectRequest)):
+		return b.usage("--expect-permission-request needs the id from the ls row's permission_request")
 	case c.Pane != "" && !tmux.ValidPaneID(c.Pane):
 		return b.usage("invalid pane id %q (expected %%N)", c.Pane)
 	case !manifest.ValidToken(c.Source):

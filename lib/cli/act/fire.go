@@ -16,6 +16,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
+	"github.com/tmaproject/tma/lib/lane"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/screen"
 	"github.com/tmaproject/tma/lib/tmux"
@@ -142,7 +143,7 @@ func (b *broker) fireMain() int {
 		}
 		results = append(results, *r)
 	}
-	if !c.JSON && !c.All && len(results) == 1 && results[0].Outcome != libact.OutcomeSent && results[0].Outcome != libact.OutcomeExited {
+	if !c.JSON && !c.All && len(results) == 1 && results[0].Outcome != libact.OutcomeSent && results[0].Outcome != libact.OutcomeExited && results[0].Outcome != libact.OutcomeReplied {
 		b.tell(f, describe(results[0], why[results[0].Pane]))
 	}
 	return b.report(a, results, why)
@@ -286,10 +287,38 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 			fmt.Sprintf("%s is in episode %d, not %d", pane, t.EpisodeMS, *e)
 	}
 
+	reqID := ""
+	if p := f.Pane(pane); p != nil {
+		reqID = p.Opts[lane.Option]
+	}
+	if e := b.c.ExpectRequest; e != nil && *e != reqID {
+		release()
+		held := "no permission request"
+		if reqID != "" {
+			held = "request " + reqID
+		}
+		return b.finish(a, batch, t, libact.NewResult(a.Name, pane, libact.OutcomeRefused, libact.ReasonRequestGone)),
+			fmt.Sprintf("%s carries %s, not %s", pane, held, *e)
+	}
+
 	var r libact.Result
 	why := ""
+	var extra []string
 	switch a.Kind {
 	case libact.KindKeys:
+		replied := false
+		if arm, ok := a.Hook[t.Agent]; ok && reqID != "" {
+			replied = b.reply(pane, reqID, arm)
+		}
+		if replied {
+			r = libact.NewResult(a.Name, pane, libact.OutcomeReplied, "")
+			// tma's own reply landed: the request is answered.
+			if l, err := (tmux.Write{Pane: pane, Guard: "#{==:#{" + lane.Option + "}," + reqID + "}",
+				Sets: []tmux.Set{{Name: lane.Option, Unset: true}}}).Line(); err == nil {
+				extra = append(extra, l)
+			}
+			break
+		}
 		r, why = b.sendKeys(srv, a, pane, a.Keys[t.Agent])
 	case libact.KindText:
 		r, why = b.sendText(srv, a, pane, *b.c.Text, a.Text[t.Agent].Suffix)
@@ -297,7 +326,6 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 		r, why = b.exec(a, f, pane, t)
 	}
 	// The repeat run rides the release: same action, same episode.
-	var extra []string
 	repeat := 0
 	if libact.Rank(r) == 0 {
 		v, n := libact.NextRepeat(f.Pane(pane).Opts[libact.RepeatOption], t.EpisodeMS, a.Name)
@@ -506,7 +534,11 @@ func (b *broker) audit(a *libact.Action, batch, pane string, t libact.Target, r 
 	if path == "" {
 		return
 	}
-	l := libact.AuditLine{Schema: 1, At: b.now(), Source: b.c.Source, Action: a.Name, Kind: a.Kind, Pane: pane,
+	kind := a.Kind
+	if r.Outcome == libact.OutcomeReplied {
+		kind = libact.KindHook // the one lane that replies in this tma
+	}
+	l := libact.AuditLine{Schema: 1, At: b.now(), Source: b.c.Source, Action: a.Name, Kind: kind, Pane: pane,
 		Outcome: r.Outcome, Reason: r.Reason, ExitCode: r.ExitCode}
 	if batch != "" {
 		l.Batch = &batch

@@ -11,6 +11,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/tmaproject/tma/lib/cli/common"
 	libhook "github.com/tmaproject/tma/lib/hook"
+	"github.com/tmaproject/tma/lib/lane"
 	"github.com/tmaproject/tma/lib/proc"
 	"github.com/tmaproject/tma/lib/tmux"
 )
@@ -36,6 +37,7 @@ type cli struct {
 
 // Run is tma-hook's main. It returns 0 whatever happens.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var wrote bool // the event's stamp reached tmux
 	e := common.NewEnv("tma-hook", stdin, stdout, stderr)
 	var c cli
 	if _, _, ok := common.Parse(e, &c, "Record one agent hook event in its tmux pane: tma-hook <agent> <event> [payload]; the payload is read from stdin when not given.", args); !ok {
@@ -85,6 +87,29 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if at := ev.Payload.AtMS; at > ev.NowMS-EventSkewMS && at <= ev.NowMS {
 		ev.NowMS = at // the event's own time: a later-spawned hook for an earlier event loses
 	}
+	// The claude reply lane: a permission prompt mints the request id its
+	// stamp carries and holds after it; the agent's next event clears the
+	// pane's held requests. Read on every fire: no reinstall.
+	hold, clear := libhook.Lane(a, c.Event, ev.Payload)
+	laneCfg := l.Config.Hooks.ClaudeReplyLane
+	if hold && laneCfg.Enabled {
+		if id, err := lane.NewID(); err == nil {
+			ev.Request = id
+		} else {
+			say("reply lane: %v", err)
+		}
+	}
+	target := pane
+	defer func() {
+		switch {
+		case clear:
+			if n := lane.ClearPane(lane.Dir(e.Getenv), serverKey(tc), target, ""); n > 0 {
+				say("reply lane: released %d held request(s) of %s", n, target)
+			}
+		case ev.Request != "" && wrote:
+			holdRequest(e, tc, ev, target, laneCfg.HoldMS, say)
+		}
+	}()
 	// The common event is planned blind and costs one tmux spawn; a
 	// registration, a subagent's bookkeeping, or an event whose session lives
 	// in another pane lists the panes first.
@@ -104,6 +129,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		if !strings.Contains(out, libhook.Elsewhere) {
 			say("%s", plan.Why)
+			wrote = len(plan.Lines) > 0 && strings.TrimSpace(errText) == ""
 			return 0
 		}
 	}
@@ -120,10 +146,16 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	say("%s", plan.Why)
+	target = plan.Pane
+	if len(plan.Lines) == 0 {
+		return 0
+	}
 	if errText, err := tc.Exec(ctx, plan.Lines); err != nil {
 		say("%s", common.DescribeTmuxError(e, tc, err))
 	} else if strings.TrimSpace(errText) != "" {
 		say("tmux: %s", strings.TrimSpace(errText))
+	} else {
+		wrote = true
 	}
 	return 0
 }
