@@ -44,7 +44,10 @@ func TestRecordedHookEvents(t *testing.T) {
 			if a == nil {
 				t.Fatalf("no manifest for %s", agent)
 			}
-			e := newEnv(t, "")
+			// The replay fires one event after another, so a claude
+			// PermissionRequest holding for a verdict would stall it for the
+			// whole hold: the lane is off here and tested in lane_test.go.
+			e := newEnv(t, laneOff)
 			p := e.s.StartAgent(a.ProcessNames[0], "")
 			f, err := os.Open(rec)
 			if err != nil {
