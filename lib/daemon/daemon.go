@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -50,6 +51,14 @@ func Find(p Paths) (*Running, error) {
 		return nil, err
 	}
 	defer f.Close()
+	// The directory is under $TMPDIR, where another user could have made it
+	// first: a lock file not our own could name any of our pids for the
+	// SIGHUP.
+	if st, err := f.Stat(); err == nil {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+			return nil, fmt.Errorf("belongs to uid %d, not to this user", sys.Uid)
+		}
+	}
 	// A shared lock we can take means no daemon holds its exclusive one.
 	switch err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); {
 	case err == nil:

@@ -101,3 +101,30 @@ func TestHeldLockWithGarbage(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// A held lock file another user owns is refused, not signalled: in a
+// shared $TMPDIR it could name any of this user's pids.
+func TestForeignLockIsRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("making a file another user owns needs root")
+	}
+	p := paths(t)
+	if err := os.WriteFile(p.Lock, []byte(strconv.Itoa(os.Getpid())+" 0.1.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(p.Lock, 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p.Lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Find(p)
+	if r != nil || err == nil || !strings.Contains(err.Error(), "uid 4242") {
+		t.Fatalf("a foreign lock: got %+v, %v", r, err)
+	}
+}
