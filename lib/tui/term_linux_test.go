@@ -17,7 +17,9 @@ import (
 // drew, the slave is the program's terminal.
 func openPty(t *testing.T) (master, slave *os.File) {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	// Non-blocking, so the read deadlines below hold (a blocking fd
+	// ignores them and a test that never sees its bytes would hang).
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		t.Skipf("no pty: %v", err)
 	}
@@ -142,7 +144,24 @@ func TestTermSignalRestores(t *testing.T) {
 	if l := lflag(t, s); l != before {
 		t.Errorf("lflag %#x after SIGTERM, want %#x", l, before)
 	}
-	if n, _ := term.Write([]byte("late")); n != 4 {
-		t.Error("write after restore")
+	// A frame drawn after the restore would land on the user's shell.
+	if _, err := term.Write([]byte("late")); err != nil {
+		t.Fatal(err)
 	}
+	if got := drawnFor(m, 200*time.Millisecond); strings.Contains(got, "late") {
+		t.Errorf("drew after the restore: %q", got)
+	}
+}
+
+// drawnFor is everything the program drew within d.
+func drawnFor(m *os.File, d time.Duration) string {
+	var got strings.Builder
+	buf := make([]byte, 4096)
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		_ = m.SetReadDeadline(deadline)
+		n, _ := m.Read(buf)
+		got.Write(buf[:n])
+	}
+	return got.String()
 }
