@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
+
+	"github.com/tmaproject/tma/lib/record"
 )
 
 // cond measures cells as tmux does with a C locale's wcwidth: East Asian
@@ -13,7 +15,7 @@ var cond = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
 
 // RuneWidth is the number of cells r takes (0 for combining marks).
 func RuneWidth(r rune) int {
-	if control(r) {
+	if record.IsControl(r) {
 		return 0
 	}
 	return cond.RuneWidth(r)
@@ -123,7 +125,7 @@ func clip(s string, w int) (string, int) {
 			used += n
 			return used < w
 		}
-		if control(r) || r == utf8.RuneError && raw != "\uFFFD" {
+		if record.IsControl(r) || r == utf8.RuneError && raw != "\uFFFD" {
 			return true
 		}
 		rw := RuneWidth(r)
@@ -189,14 +191,10 @@ func Overlay(s, sgr string) string {
 func Strip(s string) string {
 	var b strings.Builder
 	scan(s, func(r rune, raw string) bool {
-		if !control(r) || r == '\t' {
+		if !record.IsControl(r) || r == '\t' {
 			b.WriteString(raw)
 		}
 		return true
 	}, nil)
 	return b.String()
 }
-
-// control reports a C0 or C1 control or DEL: a terminal may act on it, so
-// it is never drawn (pane titles and screens come from other programs).
-func control(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f }

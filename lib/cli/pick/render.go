@@ -50,8 +50,6 @@ func paint(sgr, s string) string {
 
 const dim = "2"
 
-// clean keeps free text on one line, without escapes.
-
 // width is the cells s takes (wide characters count two).
 func width(s string) int { return tui.Width(s) }
 

@@ -99,7 +99,7 @@ func (u *surface) render() {
 	w := measure(its)
 	cols := u.cols
 	if cols >= Wide {
-		cols = u.cols * 45 / 100 // the list's share beside the preview
+		cols = listWidth(u.cols)
 	}
 	var b strings.Builder
 	u.panes = u.panes[:0]
