@@ -15,13 +15,12 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/act/ledger"
+	"github.com/tmaproject/tma/lib/hook"
 )
 
-// Agent is the one agent the lane answers (v1).
-const Agent = "claude"
-
-// Option is the pane option carrying the held request's id.
-const Option = "@agent_permission_request"
+// Option is the pane option carrying the held request's id: the one the
+// hook's claim stamps.
+const Option = hook.RequestOption
 
 // Replies a [hook] arm may hand back: claude's own behaviours.
 const (
