@@ -392,9 +392,10 @@ func (b *broker) deliveryFailure(a *libact.Action, pane, why string) (libact.Res
 	return libact.NewResult(a.Name, pane, libact.OutcomeError, ""), why
 }
 
-// keys sends key names in one send-keys call.
+// keys sends key names in one send-keys call; `--` keeps a key from a
+// user's manifest from ever reading as a flag.
 func (b *broker) keys(srv *tmux.Client, pane string, keys []string) (bool, string) {
-	words := []string{"send-keys", "-t", pane}
+	words := []string{"send-keys", "-t", pane, "--"}
 	for _, k := range keys {
 		words = append(words, tmux.Quote(k))
 	}

@@ -127,9 +127,18 @@ func (w *watchUI) ticker(nudge <-chan os.Signal, stop <-chan struct{}, out chan<
 // run draws and answers input until a quit; the code is watch's exit code.
 func (w *watchUI) run(nudge <-chan os.Signal) int {
 	stop := make(chan struct{})
-	defer close(stop)
 	updates := make(chan update)
-	go w.ticker(nudge, stop, updates)
+	ticked := make(chan struct{})
+	go func() {
+		defer close(ticked)
+		w.ticker(nudge, stop, updates)
+	}()
+	// The ticker's cycle reads the session's stderr and config: it ends
+	// before the caller hands stderr back and tears the session down.
+	defer func() {
+		close(stop)
+		<-ticked
+	}()
 	events := w.term.Events(escWait)
 	w.cols, w.rows = w.term.Size()
 	w.rebuild()
