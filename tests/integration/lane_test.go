@@ -265,3 +265,28 @@ func TestReplyLaneRequestGoneAndNextEvent(t *testing.T) {
 		t.Errorf("%d records left", n)
 	}
 }
+
+// TestReplyLaneLostStampDoesNotHold: a PermissionRequest whose stamp loses
+// the guard to newer evidence (its own event time is older than the
+// pane's) carries no request id on the pane, so nothing could answer it:
+// the hook exits at once instead of sleeping out its hold.
+func TestReplyLaneLostStampDoesNotHold(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeWorking)
+	now := time.Now().UnixMilli()
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`,"tma_at_ms":`+itoa(now-10)+`}`)
+	older := strings.Replace(askPayload, `{`, `{"tma_at_ms":`+itoa(now-500)+`,`, 1)
+	h := e.fireAsync(a.Pane, "PermissionRequest", older)
+	if out := h.wait(5 * time.Second); out != "" {
+		t.Errorf("a hook whose stamp lost printed %q", out)
+	}
+	if id := e.s.Option(a.Pane, "@agent_permission_request"); id != "" {
+		t.Errorf("the losing stamp wrote a request id: %q", id)
+	}
+	if got := e.s.Option(a.Pane, "@agent_state"); got != "working" {
+		t.Errorf("the older PermissionRequest overwrote the newer claim: %q", got)
+	}
+	if r := e.records(); len(r) != 0 {
+		t.Errorf("records left: %v", r)
+	}
+}

@@ -119,7 +119,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if !plan.NeedPanes {
-		out, errText, err := tc.Batch(ctx, plan.Lines)
+		out, errText, err := tc.Batch(ctx, withReadBack(plan.Lines, ev.Request, pane))
 		switch {
 		case err != nil:
 			say("%s", common.DescribeTmuxError(e, tc, err))
@@ -130,6 +130,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if !strings.Contains(out, libhook.Elsewhere) {
 			say("%s", plan.Why)
 			wrote = len(plan.Lines) > 0 && strings.TrimSpace(errText) == ""
+			if wrote && ev.Request != "" && !strings.Contains(out, ev.Request) {
+				say("reply lane: the stamp lost to newer evidence; not holding")
+				ev.Request = ""
+			}
 			return 0
 		}
 	}
@@ -150,14 +154,29 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(plan.Lines) == 0 {
 		return 0
 	}
-	if errText, err := tc.Exec(ctx, plan.Lines); err != nil {
+	if out, errText, err := tc.Batch(ctx, withReadBack(plan.Lines, ev.Request, target)); err != nil {
 		say("%s", common.DescribeTmuxError(e, tc, err))
 	} else if strings.TrimSpace(errText) != "" {
 		say("tmux: %s", strings.TrimSpace(errText))
 	} else {
 		wrote = true
+		if ev.Request != "" && !strings.Contains(out, ev.Request) {
+			say("reply lane: the stamp lost to newer evidence; not holding")
+			ev.Request = ""
+		}
 	}
 	return 0
+}
+
+// withReadBack adds, for a stamp that carries a reply-lane request, a read
+// of the request id in the same tmux call: a stamp that lost the guard to
+// newer evidence wrote nothing, and a hold nobody can find on the pane
+// would only sleep.
+func withReadBack(lines []string, request, pane string) []string {
+	if request == "" || len(lines) == 0 || !tmux.ValidPaneID(pane) {
+		return lines
+	}
+	return append(lines[:len(lines):len(lines)], "display -p -t "+pane+" '#{"+libhook.RequestOption+"}'")
 }
 
 // readPayload reads stdin, bounded in size and time: an agent that keeps its
