@@ -64,3 +64,50 @@ func stemOf(e fs.DirEntry) (string, bool) {
 	stem, ok := strings.CutSuffix(e.Name(), ".toml")
 	return stem, ok && stem != "" && !e.IsDir() && !strings.HasPrefix(e.Name(), ".")
 }
+
+// Problem is a user manifest file that was skipped, with the reason (which
+// names the file and the field).
+type Problem struct {
+	File string
+	Err  error
+}
+
+func (p Problem) String() string { return p.Err.Error() }
+
+// ParseBundled parses every bundled file; a broken one is an error (a build
+// bug, caught by the unit tests).
+func ParseBundled[T any](fsys fs.FS, dir string, parse func(File) (T, error)) ([]T, error) {
+	files, err := Bundled(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for _, f := range files {
+		v, err := parse(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// ParseEach parses the files of a user directory: the ones that read and
+// parse, and a Problem for each that does not.
+func ParseEach[T any](files []File, parse func(File) (T, error)) ([]T, []Problem) {
+	var out []T
+	var probs []Problem
+	for _, f := range files {
+		if f.Err != nil {
+			probs = append(probs, Problem{File: f.Path, Err: f.Err})
+			continue
+		}
+		v, err := parse(f)
+		if err != nil {
+			probs = append(probs, Problem{File: f.Path, Err: err})
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, probs
+}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 func mustParse(t *testing.T, stem, src string) *Action {
@@ -276,29 +278,10 @@ func TestCheckText(t *testing.T) {
 	}
 }
 
-// keysOf lists a JSON object's top-level keys in document order.
-func keysOf(t *testing.T, doc []byte) string {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(string(doc)))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("not an object: %s", doc)
-	}
-	var keys []string
-	for dec.More() {
-		k, _ := dec.Token()
-		keys = append(keys, k.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return strings.Join(keys, " ")
-}
-
 func TestJSONKeySets(t *testing.T) {
 	r := NewResult("approve", "%5", OutcomeRefused, ReasonGated)
 	b, _ := Marshal(r)
-	if k := keysOf(t, b); k != "schema action pane outcome exit_code reason" {
+	if k := testkit.KeyOrder(t, string(b)); k != "schema action pane outcome exit_code reason" {
 		t.Errorf("result keys: %s", k)
 	}
 	if string(b) != `{"schema":1,"action":"approve","pane":"%5","outcome":"refused","exit_code":4,"reason":"gated"}` {
@@ -309,7 +292,7 @@ func TestJSONKeySets(t *testing.T) {
 		t.Errorf("a sent result's reason is null: %s", b)
 	}
 	b, _ = Marshal(Envelope{Schema: 1, Results: []Result{r}})
-	if k := keysOf(t, b); k != "schema results" {
+	if k := testkit.KeyOrder(t, string(b)); k != "schema results" {
 		t.Errorf("envelope keys: %s", k)
 	}
 	bundled, _ := Bundled()
@@ -321,14 +304,14 @@ func TestJSONKeySets(t *testing.T) {
 	}
 	e := Entry(compact)
 	b, _ = Marshal(e)
-	if k := keysOf(t, b); k != "name label kind agents when" {
+	if k := testkit.KeyOrder(t, string(b)); k != "name label kind agents when" {
 		t.Errorf("list entry keys: %s", k)
 	}
 	var m struct {
 		When json.RawMessage `json:"when"`
 	}
 	_ = json.Unmarshal(b, &m)
-	if k := keysOf(t, m.When); k != "state detail context_pct_min context_pct_max" {
+	if k := testkit.KeyOrder(t, string(m.When)); k != "state detail context_pct_min context_pct_max" {
 		t.Errorf("when keys: %s", k)
 	}
 	if string(m.When) != `{"state":["idle"],"detail":[],"context_pct_min":75,"context_pct_max":null}` {
@@ -336,16 +319,16 @@ func TestJSONKeySets(t *testing.T) {
 	}
 	reason := ReasonNoCoverage
 	b, _ = Marshal(PaneEntry{ListEntry: e, Reason: &reason})
-	if k := keysOf(t, b); k != "name label kind agents when fireable reason" {
+	if k := testkit.KeyOrder(t, string(b)); k != "name label kind agents when fireable reason" {
 		t.Errorf("pane entry keys: %s", k)
 	}
 	b, _ = Marshal(ListDoc{Schema: 1, Actions: []ListEntry{e}})
-	if k := keysOf(t, b); k != "schema actions" {
+	if k := testkit.KeyOrder(t, string(b)); k != "schema actions" {
 		t.Errorf("list keys: %s", k)
 	}
 	ep := int64(7)
 	b, _ = Marshal(AuditLine{Schema: 1, EpisodeMS: &ep})
-	if k := keysOf(t, b); k != "schema at batch source device action kind pane agent episode_ms outcome reason exit_code repeat pending_tool pending_call" {
+	if k := testkit.KeyOrder(t, string(b)); k != "schema at batch source device action kind pane agent episode_ms outcome reason exit_code repeat pending_tool pending_call" {
 		t.Errorf("audit keys: %s", k)
 	}
 }

@@ -1,6 +1,10 @@
 package act
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tmaproject/tma/lib/testkit"
+)
 
 // TestResultCachedKey: a --slot dispatch's result carries cached after
 // reason (false on a fire, true on a replay); without --slot it is absent.
@@ -9,12 +13,12 @@ func TestResultCachedKey(t *testing.T) {
 	for _, c := range []bool{false, true} {
 		r.Cached = &c
 		b, _ := Marshal(r)
-		if k := keysOf(t, b); k != "schema action pane outcome exit_code reason cached" {
+		if k := testkit.KeyOrder(t, string(b)); k != "schema action pane outcome exit_code reason cached" {
 			t.Errorf("cached=%v keys: %s", c, k)
 		}
 	}
 	r.Cached = nil
-	if b, _ := Marshal(r); keysOf(t, b) != "schema action pane outcome exit_code reason" {
+	if b, _ := Marshal(r); testkit.KeyOrder(t, string(b)) != "schema action pane outcome exit_code reason" {
 		t.Errorf("without --slot: %s", b)
 	}
 }

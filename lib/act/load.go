@@ -17,12 +17,8 @@ type Set struct {
 	Problems []Problem
 }
 
-// Problem is an action file that was skipped, with the reason (which names
-// the file and the field).
-type Problem struct {
-	File string
-	Err  error
-}
+// Problem is an action file that was skipped, with the reason.
+type Problem = manifests.Problem
 
 // Load reads the bundled actions, then userDir (<config dir>/actions), where
 // a file adds an action or replaces the bundled one of the same stem. A user
@@ -43,16 +39,9 @@ func Load(userDir string) (*Set, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			s.Problems = append(s.Problems, Problem{File: userDir, Err: err})
 		}
-		for _, f := range files {
-			if f.Err != nil {
-				s.Problems = append(s.Problems, Problem{File: f.Path, Err: f.Err})
-				continue
-			}
-			a, err := Parse(f.Stem, f.Path, f.Data)
-			if err != nil {
-				s.Problems = append(s.Problems, Problem{File: f.Path, Err: err})
-				continue
-			}
+		parsed, probs := manifests.ParseEach(files, parseFile)
+		s.Problems = append(s.Problems, probs...)
+		for _, a := range parsed {
 			byName[a.Name] = a
 		}
 	}
@@ -65,21 +54,20 @@ func Load(userDir string) (*Set, error) {
 
 // Bundled parses the actions compiled into the binary, sorted by name.
 func Bundled() ([]*Action, error) {
-	files, err := manifests.Bundled(manifests.Actions, "actions")
+	out, err := manifests.ParseBundled(manifests.Actions, "actions", func(f manifests.File) (*Action, error) {
+		a, err := parseFile(f)
+		if err == nil {
+			a.Bundled = true
+		}
+		return a, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bundled actions: %w", err)
 	}
-	var out []*Action
-	for _, f := range files {
-		a, err := Parse(f.Stem, f.Path, f.Data)
-		if err != nil {
-			return nil, err
-		}
-		a.Bundled = true
-		out = append(out, a)
-	}
 	return out, nil
 }
+
+func parseFile(f manifests.File) (*Action, error) { return Parse(f.Stem, f.Path, f.Data) }
 
 // Get returns the action called name, or nil.
 func (s *Set) Get(name string) *Action {

@@ -19,12 +19,7 @@ type Set struct {
 }
 
 // Problem is a manifest file that was skipped, with the reason.
-type Problem struct {
-	File string
-	Err  error
-}
-
-func (p Problem) String() string { return p.Err.Error() }
+type Problem = manifests.Problem
 
 // LoadOptions says where manifests come from.
 type LoadOptions struct {
@@ -81,21 +76,20 @@ func Load(o LoadOptions) (*Set, error) {
 
 // Bundled parses the manifests compiled into the binary, sorted by name.
 func Bundled() ([]*Agent, error) {
-	files, err := manifests.Bundled(manifests.Agents, "agents")
+	out, err := manifests.ParseBundled(manifests.Agents, "agents", func(f manifests.File) (*Agent, error) {
+		a, err := parseFile(f)
+		if err == nil {
+			a.Bundled = true
+		}
+		return a, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bundled manifests: %w", err)
 	}
-	var out []*Agent
-	for _, f := range files {
-		a, err := Parse(f.Stem, f.Path, f.Data)
-		if err != nil {
-			return nil, err
-		}
-		a.Bundled = true
-		out = append(out, a)
-	}
 	return out, nil
 }
+
+func parseFile(f manifests.File) (*Agent, error) { return Parse(f.Stem, f.Path, f.Data) }
 
 // loadDir parses every <stem>.toml in dir into byName, recording broken files as problems.
 // A missing dir is an error only when required.
@@ -111,16 +105,9 @@ func (s *Set) loadDir(dir string, byName map[string]*Agent, required bool) error
 		}
 		return fmt.Errorf("manifest dir: %w", err)
 	}
-	for _, f := range files {
-		if f.Err != nil {
-			s.Problems = append(s.Problems, Problem{File: f.Path, Err: f.Err})
-			continue
-		}
-		a, err := Parse(f.Stem, f.Path, f.Data)
-		if err != nil {
-			s.Problems = append(s.Problems, Problem{File: f.Path, Err: err})
-			continue
-		}
+	parsed, probs := manifests.ParseEach(files, parseFile)
+	s.Problems = append(s.Problems, probs...)
+	for _, a := range parsed {
 		byName[a.Name] = a
 	}
 	return nil

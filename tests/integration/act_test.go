@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 // sent reads what a recording fake agent has received so far.
@@ -68,7 +70,7 @@ func (e *env) actJSON(extra []string, args ...string) (actResult, string, int) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		e.t.Fatalf("tma act %v: exit %d, not a result object: %q (stderr %s)", args, code, out, errs)
 	}
-	if k := orderedKeys(e.t, out); k != "schema action pane outcome exit_code reason" {
+	if k := testkit.KeyOrder(e.t, out); k != "schema action pane outcome exit_code reason" {
 		e.t.Errorf("result keys: %s", k)
 	}
 	if r.ExitCode != code {
@@ -132,7 +134,7 @@ func TestActApproveDeliversTheManifestKeys(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("audit lines %d, want 4:\n%s", len(lines), b)
 	}
-	if k := orderedKeys(t, lines[0]); k != "schema at batch source device action kind pane agent episode_ms outcome reason exit_code repeat pending_tool pending_call" {
+	if k := testkit.KeyOrder(t, lines[0]); k != "schema at batch source device action kind pane agent episode_ms outcome reason exit_code repeat pending_tool pending_call" {
 		t.Errorf("audit keys: %s", k)
 	}
 	if !strings.Contains(lines[2], `"repeat":3`) || !strings.Contains(lines[0], `"source":"cli"`) || !strings.Contains(lines[3], `"action":"deny","kind":"keys"`) {
@@ -325,7 +327,7 @@ func TestActAllFanOut(t *testing.T) {
 	if code != 4 {
 		t.Errorf("--all exit %d, want 4 (the gated target is the worst)", code)
 	}
-	if k := orderedKeys(t, out); k != "schema results" {
+	if k := testkit.KeyOrder(t, out); k != "schema results" {
 		t.Errorf("envelope keys %s", k)
 	}
 	var env struct {

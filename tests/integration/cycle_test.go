@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/record"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 func TestStatesThroughTheDispatcher(t *testing.T) {
@@ -260,7 +262,7 @@ func TestExplainAndPaneScope(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("explain --json: %v\n%s", err, out)
 	}
-	keys := orderedKeys(t, out)
+	keys := testkit.KeyOrder(t, out)
 	want := "schema pane locator command title flags agent identity agent_pid foreground_is_agent out_of_scope ignored procs prior evidence rules verdict"
 	if keys != want {
 		t.Errorf("explain --json keys:\n got %s\nwant %s", keys, want)

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 func TestDoctor(t *testing.T) {
@@ -62,7 +64,7 @@ func TestDoctor(t *testing.T) {
 
 	out, _, _ = e.tma("doctor", "--json")
 	want := "schema server daemon ambient_driver clients status_option mouse watch wrapper notify tmux_hooks manifests process_name_issues process_walk nested_multiplexers remote_panes ignored_panes stamp_issues agents actions fzf warnings below_tier"
-	if got := orderedKeys(t, out); got != want {
+	if got := testkit.KeyOrder(t, out); got != want {
 		t.Errorf("doctor --json keys:\n got %s\nwant %s", got, want)
 	}
 	var doc struct {
@@ -72,7 +74,7 @@ func TestDoctor(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Agents) != 3 || doc.Daemon.Alive {
 		t.Fatalf("%v %s", err, out)
 	}
-	if got := orderedKeys(t, mustJSON(t, doc.Agents[0])); got == "" {
+	if got := testkit.KeyOrder(t, mustJSON(t, doc.Agents[0])); got == "" {
 		t.Fatal("no agent keys")
 	}
 	for _, ag := range doc.Agents {

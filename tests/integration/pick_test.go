@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 // withBins gives the panes the tests open the test binaries and HOME.
@@ -238,36 +240,11 @@ func listPart(line string) string {
 	return line
 }
 
-// sgrAttrs lists the SGR parameters a line sets (38/48 colours skipped):
-// "4" is the underline, "7" the reverse.
-func sgrAttrs(line string) map[string]bool {
-	out := map[string]bool{}
-	for _, seq := range strings.Split(line, "\x1b[")[1:] {
-		end := strings.IndexByte(seq, 'm')
-		if end < 0 {
-			continue
-		}
-		ps := strings.Split(seq[:end], ";")
-		for i := 0; i < len(ps); i++ {
-			if (ps[i] == "38" || ps[i] == "48") && i+1 < len(ps) {
-				if ps[i+1] == "5" {
-					i += 2
-				} else {
-					i += 4
-				}
-				continue
-			}
-			out[ps[i]] = true
-		}
-	}
-	return out
-}
-
 // marked lists the watch list rows (screen line indexes) carrying attr.
 func (e *env) marked(pane, attr string) []int {
 	var out []int
 	for i, l := range strings.Split(e.screenE(pane), "\n") {
-		if sgrAttrs(listPart(l))[attr] {
+		if testkit.SGRAttrs(listPart(l))[attr] {
 			out = append(out, i)
 		}
 	}

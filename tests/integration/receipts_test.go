@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 type slotResult struct {
@@ -26,7 +28,7 @@ func (e *env) slotJSON(args ...string) (slotResult, string, int) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		e.t.Fatalf("tma act %v: exit %d, not a result object: %q (stderr %s)", args, code, out, errs)
 	}
-	if k := orderedKeys(e.t, out); k != "schema action pane outcome exit_code reason cached" {
+	if k := testkit.KeyOrder(e.t, out); k != "schema action pane outcome exit_code reason cached" {
 		e.t.Errorf("slotted result keys: %s", k)
 	}
 	if r.Cached == nil {
@@ -112,10 +114,10 @@ func TestActSlotDispatchesOnce(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 || len(doc.Receipts) != 1 {
 		t.Fatalf("receipts --json: exit %d %v %s", code, err, out)
 	}
-	if k := orderedKeys(t, out); k != "schema receipts" {
+	if k := testkit.KeyOrder(t, out); k != "schema receipts" {
 		t.Errorf("document keys: %s", k)
 	}
-	if k := orderedKeys(t, string(doc.Receipts[0])); k != "slot pane action device at_ms outcome exit_code reason" {
+	if k := testkit.KeyOrder(t, string(doc.Receipts[0])); k != "slot pane action device at_ms outcome exit_code reason" {
 		t.Errorf("receipt keys: %s", k)
 	}
 	if !strings.Contains(string(doc.Receipts[0]), `"device":"phone"`) {

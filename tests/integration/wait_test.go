@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 // start runs the dispatcher in the background (wait, subscribe).
@@ -71,7 +73,7 @@ func TestWaitExitCodes(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(got), &row) != nil || row["state"] != "blocked" || row["schema"] != float64(1) {
 		t.Fatalf("reached: %d %q", code, got)
 	}
-	if keys := orderedKeys(t, got); !strings.HasPrefix(keys, "schema pane agent state detail since since_ms episode_ms") || !strings.HasSuffix(keys, "server host") {
+	if keys := testkit.KeyOrder(t, got); !strings.HasPrefix(keys, "schema pane agent state detail since since_ms episode_ms") || !strings.HasSuffix(keys, "server host") {
 		t.Errorf("wait --json keys: %s", keys)
 	}
 	// --since: the same episode does not satisfy again.

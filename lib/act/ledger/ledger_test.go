@@ -11,25 +11,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-func keysOf(t *testing.T, doc []byte) string {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(string(doc)))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("not an object: %s", doc)
-	}
-	var keys []string
-	for dec.More() {
-		k, _ := dec.Token()
-		keys = append(keys, k.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return strings.Join(keys, " ")
-}
+	"github.com/tmaproject/tma/lib/testkit"
+)
 
 func str(s string) *string { return &s }
 
@@ -44,7 +28,7 @@ func claim(slot string, at, deadline int64, pid int) Entry {
 func TestReceiptJSONKeySet(t *testing.T) {
 	e := Done("approve:%5:1", "abc", Receipt{Pane: "%5", Action: "approve", Device: str("phone"), AtMS: 7, Outcome: "sent", ExitCode: 0})
 	b, _ := json.Marshal(e.Receipt())
-	if k := keysOf(t, b); k != "slot pane action device at_ms outcome exit_code reason" {
+	if k := testkit.KeyOrder(t, string(b)); k != "slot pane action device at_ms outcome exit_code reason" {
 		t.Errorf("receipt keys: %s", k)
 	}
 	if string(b) != `{"slot":"approve:%5:1","pane":"%5","action":"approve","device":"phone","at_ms":7,"outcome":"sent","exit_code":0,"reason":null}` {
@@ -55,10 +39,10 @@ func TestReceiptJSONKeySet(t *testing.T) {
 		t.Errorf("empty document: %s", b)
 	}
 	// The ledger line: a receipt has no claim fields, a claim has them.
-	if k := keysOf(t, Encode([]Entry{e})); k != "v slot pane action device at_ms outcome exit_code reason nonce" {
+	if k := testkit.KeyOrder(t, string(Encode([]Entry{e}))); k != "v slot pane action device at_ms outcome exit_code reason nonce" {
 		t.Errorf("receipt line keys: %s", k)
 	}
-	if k := keysOf(t, Encode([]Entry{claim("s", 1, 2, 3)})); k != "v slot pane action device at_ms outcome exit_code reason nonce pid deadline_ms" {
+	if k := testkit.KeyOrder(t, string(Encode([]Entry{claim("s", 1, 2, 3)}))); k != "v slot pane action device at_ms outcome exit_code reason nonce pid deadline_ms" {
 		t.Errorf("claim line keys: %s", k)
 	}
 }

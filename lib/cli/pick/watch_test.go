@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/tmaproject/tma/lib/tui"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 func testItems() []item {
@@ -44,31 +46,6 @@ func view(cols, rows int, table bool, preview []string) *watchView {
 	l.SetLines(sel, -1)
 	return &watchView{cols: cols, rows: rows, table: table, grouped: cols >= Wide, lines: lines, list: l, preview: preview,
 		header: tableHeader(measure(testItems()), cols), empty: "no agents"}
-}
-
-// sgrParams lists the attribute parameters set on a line (38/48 colours
-// skipped), so "4" is the underline and "7" the reverse.
-func sgrParams(line string) map[string]bool {
-	out := map[string]bool{}
-	for _, seq := range strings.Split(line, "\x1b[")[1:] {
-		end := strings.IndexByte(seq, 'm')
-		if end < 0 {
-			continue
-		}
-		ps := strings.Split(seq[:end], ";")
-		for i := 0; i < len(ps); i++ {
-			if (ps[i] == "38" || ps[i] == "48") && i+1 < len(ps) {
-				if ps[i+1] == "5" {
-					i += 2
-				} else {
-					i += 4
-				}
-				continue
-			}
-			out[ps[i]] = true
-		}
-	}
-	return out
 }
 
 func TestWatchFrameGeometry(t *testing.T) {
@@ -111,30 +88,30 @@ func TestWatchFrameGeometry(t *testing.T) {
 func TestWatchFrameHoverAndSelection(t *testing.T) {
 	v := view(120, 10, false, nil) // lines: ▸ api, %1, %3, ▸ (no repo), %2
 	rows := v.frame()
-	if p := sgrParams(rows[1]); !p["7"] || p["4"] {
+	if p := testkit.SGRAttrs(rows[1]); !p["7"] || p["4"] {
 		t.Errorf("selected row: %v %q", p, rows[1])
 	}
-	if p := sgrParams(rows[0]); p["7"] || p["4"] {
+	if p := testkit.SGRAttrs(rows[0]); p["7"] || p["4"] {
 		t.Errorf("header row styled: %v", p)
 	}
 	v.list.Pointer(2)
 	rows = v.frame()
-	if p := sgrParams(rows[2]); !p["4"] || p["7"] {
+	if p := testkit.SGRAttrs(rows[2]); !p["4"] || p["7"] {
 		t.Errorf("hovered row: %v %q", p, rows[2])
 	}
 	v.list.Pointer(3) // a group header: no underline anywhere
 	for i, r := range v.frame() {
-		if sgrParams(r)["4"] {
+		if testkit.SGRAttrs(r)["4"] {
 			t.Errorf("hover on a header underlines row %d: %q", i, r)
 		}
 	}
 	v.list.Pointer(1) // the selected row: both
-	if p := sgrParams(v.frame()[1]); !p["4"] || !p["7"] {
+	if p := testkit.SGRAttrs(v.frame()[1]); !p["4"] || !p["7"] {
 		t.Errorf("hover on the selection: %v", p)
 	}
 	v.list.Key()
 	for i, r := range v.frame() {
-		if sgrParams(r)["4"] {
+		if testkit.SGRAttrs(r)["4"] {
 			t.Errorf("a key left the underline on row %d", i)
 		}
 	}
