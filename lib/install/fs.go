@@ -1,6 +1,8 @@
 package install
 
 import (
+	"github.com/tmaproject/tma/lib/atomicfile"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -63,26 +65,5 @@ func WriteAtomic(p string, data []byte, mode fs.FileMode) error {
 		p = t
 		dir = filepath.Dir(p)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tma-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return atomicfile.Write(p, data, mode)
 }

@@ -1,6 +1,8 @@
 package lane
 
 import (
+	"github.com/tmaproject/tma/lib/atomicfile"
+
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -130,7 +132,7 @@ func Write(dir string, r Request) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, recordName(r))
-	return path, writeAtomic(path, append(b, '\n'))
+	return path, atomicfile.Write(path, append(b, '\n'), 0o600)
 }
 
 // ClearPane removes every record of the pane but keep's: the pane's agent
@@ -245,7 +247,7 @@ func Offer(dir string, v Verdict) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(verdictPath(dir, v.ID), append(b, '\n'))
+	return atomicfile.Write(verdictPath(dir, v.ID), append(b, '\n'), 0o600)
 }
 
 // Taken reports whether the verdict for id is no longer on offer (a hook
@@ -348,28 +350,4 @@ func Hold(dir, id, path string, deadline time.Time, poll time.Duration) (*Verdic
 		}
 		time.Sleep(min(poll, left))
 	}
-}
-
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if err := f.Chmod(0o600); err == nil {
-		_, err = f.Write(b)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp, path)
-		}
-		if err == nil {
-			return nil
-		}
-	} else {
-		_ = f.Close()
-	}
-	_ = os.Remove(tmp)
-	return err
 }

@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"github.com/tmaproject/tma/lib/atomicfile"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -142,42 +144,7 @@ func (s *Store) Update(fn func(es []Entry, now int64) ([]Entry, bool)) error {
 	if !write && !settled {
 		return nil
 	}
-	return writeAtomic(s.Path(), Encode(Evict(es, Keep)))
-}
-
-// writeAtomic writes a 0600 temp file beside path and renames it over path.
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return atomicfile.Write(s.Path(), Encode(Evict(es, Keep)), 0o600)
 }
 
 // Claim is what Claim found.
