@@ -140,22 +140,8 @@ func parse(stem, source string, data []byte) (*Action, error) {
 	if !manifest.ValidToken(stem) {
 		return nil, fmt.Errorf("action name %q (the file stem) must match [a-z0-9_-]+", stem)
 	}
-	// Pass 1: the engine version only, leniently, so a manifest for a newer
-	// engine says "upgrade" rather than "unknown key".
-	var head struct {
-		MinEngineVersion any `toml:"min_engine_version"`
-	}
-	if _, err := toml.Decode(string(data), &head); err != nil {
-		return nil, tomlError(err)
-	}
-	mev, ok := head.MinEngineVersion.(string)
-	if head.MinEngineVersion == nil {
-		return nil, errors.New("missing min_engine_version")
-	}
-	if !ok {
-		return nil, errors.New("min_engine_version must be a string such as \"0.1\"")
-	}
-	if err := manifest.CheckEngineVersion(mev); err != nil {
+	mev, err := manifest.CheckEngine(data)
+	if err != nil {
 		return nil, err
 	}
 
@@ -163,7 +149,7 @@ func parse(stem, source string, data []byte) (*Action, error) {
 	var f fileT
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
-		return nil, tomlError(err)
+		return nil, manifest.TOMLError(err)
 	}
 	a := &Action{Name: stem, Source: source, MinEngineVersion: mev, Confirm: f.Confirm}
 	var sigils []string
@@ -403,14 +389,6 @@ func undecoded(md toml.MetaData) []string {
 		out = append(out, k.String())
 	}
 	return out
-}
-
-func tomlError(err error) error {
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("TOML parse error at line %d, column %d: %s", pe.Position.Line, pe.Position.Col, pe.Message)
-	}
-	return err
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -202,33 +202,16 @@ func parse(stem, source string, data []byte) (*Agent, error) {
 		return nil, fmt.Errorf("agent name %q (the file stem) must match [a-z0-9_-]+", stem)
 	}
 
-	// Pass 1: the engine version only, leniently.
-	var head struct {
-		MinEngineVersion any `toml:"min_engine_version"`
-	}
-	if _, err := toml.Decode(string(data), &head); err != nil {
-		return nil, tomlError(err)
-	}
-	mev, ok := head.MinEngineVersion.(string)
-	if head.MinEngineVersion == nil {
-		return nil, errors.New("missing min_engine_version")
-	}
-	if !ok {
-		return nil, errors.New("min_engine_version must be a string such as \"0.1\"")
-	}
-	newer, err := versionNewer(mev, EngineVersion)
+	mev, err := CheckEngine(data)
 	if err != nil {
 		return nil, err
-	}
-	if newer {
-		return nil, fmt.Errorf("needs engine version %s but this tma reads %s: upgrade tma", mev, EngineVersion)
 	}
 
 	// Pass 2: strict.
 	var f fileT
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
-		return nil, tomlError(err)
+		return nil, TOMLError(err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))
@@ -282,7 +265,8 @@ func parse(stem, source string, data []byte) (*Agent, error) {
 	return a, nil
 }
 
-func tomlError(err error) error {
+// TOMLError names a TOML syntax error by line and column.
+func TOMLError(err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("TOML parse error at line %d, column %d: %s", pe.Position.Line, pe.Position.Col, pe.Message)
@@ -468,17 +452,31 @@ func (a *Agent) compileRule(i int, r ruleT) (Rule, error) {
 	return rule, nil
 }
 
-// CheckEngineVersion validates a min_engine_version value and refuses one
-// newer than this engine reads (the action manifests share the rule).
-func CheckEngineVersion(v string) error {
+// CheckEngine is a manifest's first pass, shared by agent and action
+// manifests: min_engine_version only, read leniently, so a manifest for a
+// newer engine says "upgrade tma" rather than "unknown key".
+func CheckEngine(data []byte) (string, error) {
+	var head struct {
+		MinEngineVersion any `toml:"min_engine_version"`
+	}
+	if _, err := toml.Decode(string(data), &head); err != nil {
+		return "", TOMLError(err)
+	}
+	if head.MinEngineVersion == nil {
+		return "", errors.New("missing min_engine_version")
+	}
+	v, ok := head.MinEngineVersion.(string)
+	if !ok {
+		return "", errors.New("min_engine_version must be a string such as \"0.1\"")
+	}
 	newer, err := versionNewer(v, EngineVersion)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if newer {
-		return fmt.Errorf("needs engine version %s but this tma reads %s: upgrade tma", v, EngineVersion)
+		return "", fmt.Errorf("needs engine version %s but this tma reads %s: upgrade tma", v, EngineVersion)
 	}
-	return nil
+	return v, nil
 }
 
 // versionNewer reports whether dotted version v is newer than ref.
