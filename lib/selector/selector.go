@@ -43,6 +43,12 @@ func ParseStates(flag, s string) (map[string]bool, error) {
 	return out, nil
 }
 
+// Set reports whether any selector flag was given: on a command with a
+// target, the selectors are the target then.
+func (f Flags) Set() bool {
+	return f.Session != "" || f.Repo != "" || f.Branch != "" || f.State != "" || f.Agent != ""
+}
+
 // Compile validates the flags.
 func (f Flags) Compile() (*Selector, error) {
 	s := &Selector{f: f}

@@ -148,10 +148,10 @@ func (b *broker) main() int {
 		return b.usage("%v", err)
 	}
 	b.sel = sel
-	if c.Pane != "" && b.selecting() {
+	if c.Pane != "" && b.c.Flags.Set() {
 		return b.usage("--pane and the selector flags exclude each other")
 	}
-	if c.Menu && b.selecting() {
+	if c.Menu && b.c.Flags.Set() {
 		return b.usage("--menu opens on one pane: pass --pane")
 	}
 	if err := b.load(); err != nil {
@@ -164,11 +164,6 @@ func (b *broker) main() int {
 		return b.menu()
 	}
 	return b.fireMain()
-}
-
-func (b *broker) selecting() bool {
-	f := b.c.Flags
-	return f.Session != "" || f.Repo != "" || f.Branch != "" || f.State != "" || f.Agent != ""
 }
 
 // configDir is --config-dir, else the one resolution every tma command uses.

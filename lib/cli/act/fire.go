@@ -53,7 +53,7 @@ func (b *broker) fireMain() int {
 	case c.Text == nil && a.Kind == libact.KindText:
 		return b.usage("%s types a line: pass it with --text", a.Name)
 	}
-	if c.Pane == "" && !c.All && !b.selecting() && b.defaultPane() == "" {
+	if c.Pane == "" && !c.All && !b.c.Flags.Set() && b.defaultPane() == "" {
 		return b.usage("no target: pass --pane, selector flags, or --all (outside tmux there is no $TMUX_PANE)")
 	}
 	// A slotted dispatch claims its slot before anything can fire (a dry
@@ -74,7 +74,7 @@ func (b *broker) fireMain() int {
 	if c.Text != nil {
 		if reason := libact.CheckText(*c.Text, a.Sigils); reason != "" {
 			pane := c.Pane
-			if pane == "" && !c.All && !b.selecting() {
+			if pane == "" && !c.All && !b.c.Flags.Set() {
 				pane = b.defaultPane()
 			}
 			r := libact.NewResult(a.Name, pane, libact.OutcomeRefused, reason)
@@ -157,7 +157,7 @@ func (b *broker) resolve(f *fleet.Fleet) ([]string, int) {
 	switch {
 	case c.Pane != "":
 		return []string{c.Pane}, -1
-	case c.All || b.selecting():
+	case c.All || b.c.Flags.Set():
 		var out []string
 		for _, r := range f.Rows {
 			if b.sel.Match(r) {

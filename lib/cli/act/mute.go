@@ -58,8 +58,7 @@ func (m *muter) main() int {
 	if err != nil {
 		return m.usage("%v", err)
 	}
-	f := c.Flags
-	selecting := f.Session != "" || f.Repo != "" || f.Branch != "" || f.State != "" || f.Agent != ""
+	selecting := c.Flags.Set()
 	pane := c.Pane
 	switch {
 	case pane != "" && selecting:

@@ -48,7 +48,7 @@ func (b *broker) claimSlot(a *libact.Action) (code int, done bool) {
 	e := ledger.Entry{Slot: b.slotID, Action: a.Name, Nonce: nonce(), PID: os.Getpid(), DeadlineMS: deadline}
 	if c.Pane != "" {
 		e.Pane = c.Pane
-	} else if !b.selecting() {
+	} else if !b.c.Flags.Set() {
 		e.Pane = b.defaultPane()
 	}
 	if b.device != "" {
