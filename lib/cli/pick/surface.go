@@ -156,6 +156,21 @@ func contains(xs []string, x string) bool {
 
 // tick drives a cycle every second and on SIGUSR1 until the surface closes.
 func (u *surface) tick(nudge <-chan os.Signal, stop <-chan struct{}) {
+	refresh(nudge, stop, func() bool {
+		f, err := u.cycle()
+		if err != nil {
+			u.hold("%v", err)
+		} else {
+			u.publish(f)
+		}
+		return true
+	})
+}
+
+// refresh calls do every second and on each SIGUSR1 (the focus-change
+// nudge) until stop closes or do reports false: the picker's and watch's
+// refresh loop.
+func refresh(nudge <-chan os.Signal, stop <-chan struct{}, do func() bool) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -165,12 +180,9 @@ func (u *surface) tick(nudge <-chan os.Signal, stop <-chan struct{}) {
 		case <-t.C:
 		case <-nudge:
 		}
-		f, err := u.cycle()
-		if err != nil {
-			u.hold("%v", err)
-			continue
+		if !do() {
+			return
 		}
-		u.publish(f)
 	}
 }
 

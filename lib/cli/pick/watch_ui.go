@@ -106,22 +106,15 @@ func (w *watchUI) cycle() (*fleet.Fleet, *config.Config, error) {
 // nudge) until stop closes.
 func (w *watchUI) ticker(nudge <-chan os.Signal, stop <-chan struct{}, out chan<- update) {
 	defer w.term.Guard()
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		case <-nudge:
-		}
+	refresh(nudge, stop, func() bool {
 		f, cfg, err := w.cycle()
 		select {
 		case out <- update{f, cfg, err}:
+			return true
 		case <-stop:
-			return
+			return false
 		}
-	}
+	})
 }
 
 // run draws and answers input until a quit; the code is watch's exit code.
