@@ -127,8 +127,6 @@ cp "$screens/REVIEW.md" "$tmp/src/web/" || die "cannot copy REVIEW.md"
 printf '# tma demo: every setting at its default.\n' >"$cfg"
 
 status_cmd="$(q "$tma_bin") -L $(q "$sock") --config $(q "$cfg") --manifest-dir $(q "$manifests") status"
-# prefix A: the action menu for the pane you are in (as tma install-keys binds it).
-menu_cmd="$(tq "$(q "$tma_bin") -L $(q "$sock") --config $(q "$cfg") --manifest-dir $(q "$manifests")") act --menu --pane '#{pane_id}' --client '#{client_name}'"
 summary='#{?@agent_summary, #{@agent_summary},}'
 cat >"$conf" <<EOF
 # tma demo (shell/demo.sh): a throwaway server, gone when the demo ends.
@@ -143,8 +141,20 @@ set -g status-right-length 80
 set -g status-right "#($(tq "$status_cmd"))  tma demo "
 set -g window-status-format '#I:#W$summary'
 set -g window-status-current-format '#[reverse] #I:#W$summary #[noreverse]'
-bind-key A run-shell "$menu_cmd"
 EOF
+
+# The keys, exactly as `tma install-keys` writes them (prefix a the picker,
+# G watch, j/g/b/h the jumps, A the action menu), into the demo's own config
+# dir; no daemon line (the demo runs none). The bindings run `tma` from the
+# server's PATH: the server inherits this script's environment, so bin/
+# goes first and the demo config is the one they read. The picker runs the
+# fzf make deps put beside the binaries.
+PATH=$root/bin:$PATH
+TMA_CONFIG=$cfg
+export PATH TMA_CONFIG
+"$tma_bin" install-keys --yes --no-daemon --config-dir "$tmp/config" --conf "$tmp/keys-source.conf" >/dev/null ||
+	die "tma install-keys failed"
+printf 'source-file "%s"\n' "$(tq "$tmp/config/tmux.conf")" >>"$conf"
 
 say "starting tmux -L $sock"
 # The first window is the one you land in: a shell in the repo.
@@ -158,6 +168,9 @@ hint="tma demo: a throwaway tmux server (-L $sock) with fake agents.
 The status line runs tma status every second; each window name carries its
 @agent_summary. Try: bin/tma ls, bin/tma status --format plain,
 bin/tma debug explain %1 (typing in a done pane clears its attention).
+The keys are bound as tma install-keys binds them: C-b a the picker (fzf;
+Enter jumps, Tab the action menu), C-b g the longest-blocked agent, C-b b
+back, C-b j the next agent wanting attention, C-b G a watch dashboard.
 Answer the blocked one: C-b A in api:auth opens the action menu, or
 bin/tma act --list --pane %1, bin/tma act approve --pane %1 --dry-run
 (the simulated agents paint screens; they do not react to keys).
@@ -264,6 +277,14 @@ tma ls || exit 1
 printf '\n'
 shown status
 shown status --format plain
+printf '$ tmux list-keys   (the tma bindings, as tma install-keys writes them)\n'
+t list-keys -T prefix | grep -E ' (tma|run-shell "?tma |run-shell .tma )' || die "the tma keys are not bound"
+printf '\n'
+# The picker (prefix a) runs this fzf.
+printf '$ tma doctor | grep fzf\n'
+tma doctor 2>&1 | grep '^fzf:' || die "tma doctor names no fzf"
+printf '\n'
+
 shown ls --json
 # Answering the blocked claude: what can fire there, what approve would
 # send, then the fire itself (the simulated agent does not react to it).

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 func TestParse(t *testing.T) {
@@ -22,9 +24,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestResolveRealRepo(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	testkit.Need(t, "git")
 	dir := filepath.Join(t.TempDir(), "proj")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -3,8 +3,9 @@ package proc
 import (
 	"context"
 	"os"
-	"os/exec"
 	"testing"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 func TestParseStat(t *testing.T) {
@@ -47,9 +48,7 @@ func TestWalkFindsSelf(t *testing.T) {
 }
 
 func TestWalkPSFindsSelf(t *testing.T) {
-	if _, err := exec.LookPath("ps"); err != nil {
-		t.Skip("no ps")
-	}
+	testkit.Need(t, "ps")
 	tb, err := walkPS(context.Background())
 	if err != nil {
 		t.Fatal(err)

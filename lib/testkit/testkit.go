@@ -37,11 +37,10 @@ func TmuxBin() string {
 func NewServer(t testing.TB) *Server {
 	t.Helper()
 	bin := TmuxBin()
-	if _, err := exec.LookPath(bin); err != nil {
-		if os.Getenv("TMA_REQUIRE_TMUX") != "" {
-			t.Fatalf("tmux %q not found", bin)
-		}
-		t.Skipf("tmux %q not found", bin)
+	if filepath.Base(bin) == bin {
+		Need(t, bin)
+	} else if _, err := exec.LookPath(bin); err != nil {
+		t.Fatalf("tmux %q not found (TMA_TMUX_BIN)", bin)
 	}
 	s := &Server{T: t, Bin: bin, Name: fmt.Sprintf("tmatest-%d-%d", os.Getpid(), serial.Add(1)), Dir: t.TempDir()}
 	s.MustRun("new-session", "-d", "-s", "s", "-x", "80", "-y", "24", "sh")
@@ -219,4 +218,24 @@ func (s *Server) WaitFor(cond func() bool, what string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	s.T.Fatalf("timed out waiting for %s", what)
+}
+
+// Need returns the path of a tool the tests run, and fails the test when it
+// is missing: `make deps` provides every one of them (fzf in bin/, the
+// Debian tools by apt-get), so a missing tool is a broken setup, never a
+// reason to skip quietly. fzf is looked up on $PATH, then in the repo's bin/.
+func Need(t testing.TB, tool string) string {
+	t.Helper()
+	if p, err := exec.LookPath(tool); err == nil {
+		return p
+	}
+	if tool == "fzf" {
+		_, file, _, _ := runtime.Caller(0)
+		p := filepath.Join(filepath.Dir(file), "..", "..", "bin", "fzf")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("%s not found: run `make deps` (make test does) to install what the tests need", tool)
+	return ""
 }

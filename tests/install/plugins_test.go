@@ -6,15 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 // The rendered plugin and extension are valid ES modules naming the wrapper
 // and the manifest's events (checked with node when it is installed).
 func TestPluginsParse(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed")
-	}
+	node := testkit.Need(t, "node")
 	h := newHome(t)
 	must(t, tma(t, "install-hooks", "opencode", "--yes"), 0)
 	must(t, tma(t, "install-hooks", "pi", "--yes"), 0)

@@ -101,9 +101,7 @@ func mustJSON(t *testing.T, v any) string {
 // TestAttentionClearsWithAnAttachedClient installs the tmux hooks, attaches
 // a real client, and moves it onto a flagged pane.
 func TestAttentionClearsWithAnAttachedClient(t *testing.T) {
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) not installed")
-	}
+	testkit.Need(t, "script")
 	e := newEnv(t, "")
 	a := e.s.StartAgent("claude", claudeBlocked)
 	b := e.s.StartAgent("claude", claudeBlocked)

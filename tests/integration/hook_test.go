@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 // fire runs tma-hook as an agent's config would: payload on stdin,
@@ -266,10 +268,7 @@ func TestClearAttentionNudgesWatchers(t *testing.T) {
 	e := newEnv(t, "")
 	a := e.s.StartAgent("claude", claudeIdle)
 	e.ls()
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep")
-	}
+	sleep := testkit.Need(t, "sleep")
 	body, err := os.ReadFile(sleep)
 	if err != nil {
 		t.Fatal(err)

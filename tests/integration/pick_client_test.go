@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 // ptyClient is a real tmux client attached through script(1): its terminal
@@ -22,9 +24,7 @@ type ptyClient struct {
 // attach attaches a client to target (a session or window) and waits for it.
 func (e *env) attach(target string) *ptyClient {
 	e.t.Helper()
-	if _, err := exec.LookPath("script"); err != nil {
-		e.t.Skip("script(1) not installed")
-	}
+	testkit.Need(e.t, "script")
 	before := e.clients()
 	ts := filepath.Join(e.t.TempDir(), "typescript")
 	cmd := exec.Command("script", "-qfc", e.s.Bin+" -L "+e.s.Name+" attach -t "+target, ts)

@@ -3,7 +3,6 @@ package integration
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,17 +21,11 @@ func withBins(t *testing.T, e *env) {
 	e.s.MustRun("set-environment", "-g", "HOME", e.home)
 }
 
-// withFzf puts an fzf beside the test binaries (as make install does), or
-// skips when this machine has none. Only the picker runs fzf.
+// withFzf puts an fzf beside the test binaries (as make install does); the
+// test fails when make deps has not provided one. Only the picker runs fzf.
 func withFzf(t *testing.T, e *env) {
 	t.Helper()
-	src, err := exec.LookPath("fzf")
-	if err != nil {
-		src = "/tmp/fzfbin/fzf"
-		if _, err := os.Stat(src); err != nil {
-			t.Skip("fzf not installed")
-		}
-	}
+	src := testkit.Need(t, "fzf")
 	dst := filepath.Join(binDir, "fzf")
 	if _, err := os.Stat(dst); err != nil {
 		if err := os.Symlink(src, dst); err != nil && !os.IsExist(err) {

@@ -1,0 +1,60 @@
+package setup
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/tmaproject/tma/lib/testkit"
+)
+
+// make demo with no terminal, as CI and a script run it: it builds, drives
+// its throwaway server to every state, binds the keys as install-keys does,
+// prints what it shows, and leaves nothing running.
+func TestMakeDemo(t *testing.T) {
+	mk := testkit.Need(t, "make")
+	cmd := exec.Command(mk, "-s", "demo")
+	cmd.Dir = root()
+	cmd.Env = append(os.Environ(), "TMUX=", "TMA_DEMO_TIMEOUT=60")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make demo: %v\n%s", err, out)
+	}
+	s := string(out)
+	for _, want := range []string{
+		"\tclaude\tblocked\tpermission\t",
+		"\tcodex\tworking\t",
+		"\tgemini\tidle\t",
+		"\topencode\tidle\t",
+		"\tpi\tworking\t",
+		"\tclaude\tunknown\t",
+		"⚑1 ●2 ✓1 ○1 ?1",
+		// The keys, as install-keys writes them.
+		"-T prefix a       display-popup -E",
+		"-T prefix g       run-shell \"tma jump --blocked",
+		"-T prefix b       run-shell \"tma jump --back",
+		"-T prefix A       run-shell \"tma act --menu",
+		`"outcome":"sent"`,
+		// The picker's fzf, found beside the binaries.
+		"/bin/fzf ✓",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("make demo output lacks %q", want)
+		}
+	}
+	if strings.Contains(s, "no usable fzf") {
+		t.Errorf("the demo's picker has no fzf:\n%s", s)
+	}
+	// Its server is gone.
+	for _, l := range strings.Split(s, "\n") {
+		if i := strings.Index(l, "tmux -L tma-demo-"); i >= 0 {
+			sock := strings.Fields(l[i+len("tmux -L "):])[0]
+			sock = strings.TrimRight(sock, ")")
+			if err := exec.Command(testkit.TmuxBin(), "-L", sock, "has-session").Run(); err == nil {
+				t.Errorf("demo server %s still running", sock)
+			}
+			break
+		}
+	}
+}
