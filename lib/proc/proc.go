@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -18,7 +21,7 @@ type Proc struct {
 	Comm                   string // kernel comm, truncated to 15 bytes
 	argv0                  string
 	argvRead               bool
-	root                   string
+	threads                int // from stat; 0 when unknown (ps)
 }
 
 // Table is a snapshot of the process table.
@@ -85,12 +88,101 @@ func (t *Table) Contains(root, pid int) bool {
 var Shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "fish": true, "dash": true,
 	"ksh": true, "mksh": true, "tcsh": true, "csh": true, "nu": true, "elvish": true, "xonsh": true, "login": true}
 
-// Walk reads the process table: /proc when present, else one `ps` run.
+// Walk reads the whole process table: /proc when present, else one `ps` run.
 func Walk(ctx context.Context) (*Table, error) {
-	if st, err := os.Stat("/proc/self/stat"); err == nil && !st.IsDir() {
+	if hasProc() {
 		return walkProc("/proc")
 	}
 	return walkPS(ctx)
+}
+
+// WalkTrees reads the trees under roots (each root and its descendants) and
+// nothing else: a cycle needs its panes' processes, not the host's, and a
+// host runs hundreds more. On Linux each process's children come from
+// /proc/<pid>/task/<tid>/children; a kernel without that file
+// (CONFIG_PROC_CHILDREN unset) gets the whole /proc walk, and a host with
+// no /proc one `ps` run.
+func WalkTrees(ctx context.Context, roots []int) (*Table, error) {
+	if !hasProc() {
+		return walkPS(ctx)
+	}
+	return treesAt("/proc", roots)
+}
+
+func treesAt(root string, roots []int) (*Table, error) {
+	if !hasChildren(root) {
+		return walkProc(root)
+	}
+	return walkTrees(root, roots), nil
+}
+
+func hasProc() bool {
+	st, err := os.Stat("/proc/self/stat")
+	return err == nil && !st.IsDir()
+}
+
+// hasChildren probes the children file on this process's main thread.
+func hasChildren(root string) bool {
+	pid := strconv.Itoa(os.Getpid())
+	_, err := os.Stat(root + "/" + pid + "/task/" + pid + "/children")
+	return err == nil
+}
+
+func walkTrees(root string, roots []int) *Table {
+	t := &Table{procs: map[int]*Proc{}, children: map[int][]int{}, root: root}
+	buf := make([]byte, 4096)
+	queue := append([]int(nil), roots...)
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if pid <= 0 || t.procs[pid] != nil {
+			continue
+		}
+		dir := root + "/" + strconv.Itoa(pid)
+		n, err := readInto(dir+"/stat", buf)
+		if err != nil {
+			continue // exited, or never was
+		}
+		p, ok := parseStat(pid, buf[:n])
+		if !ok {
+			continue
+		}
+		t.procs[pid] = p
+		queue = t.readChildren(dir, p, buf, queue)
+	}
+	t.link()
+	return t
+}
+
+// readChildren appends p's children to queue. A child's parent is the
+// thread that forked it, so a threaded process (node under npx) is read
+// thread by thread; a thread that exits hands its children to a sibling
+// thread, never outside the process.
+func (t *Table) readChildren(dir string, p *Proc, buf []byte, queue []int) []int {
+	tids := []string{strconv.Itoa(p.PID)}
+	if p.threads > 1 {
+		var err error
+		if tids, err = names(dir+"/task", buf); err != nil {
+			return queue
+		}
+	}
+	for _, tid := range tids {
+		b, err := readAll(dir+"/task/"+tid+"/children", buf)
+		if err != nil {
+			continue
+		}
+		for len(b) > 0 {
+			i := bytes.IndexByte(b, ' ')
+			if i < 0 {
+				i = len(b)
+			}
+			if c, err := strconv.Atoi(string(b[:i])); err == nil {
+				queue = append(queue, c)
+			}
+			b = b[min(i+1, len(b)):]
+		}
+	}
+	return queue
 }
 
 func walkProc(root string) (*Table, error) {
@@ -119,22 +211,78 @@ func walkProc(root string) (*Table, error) {
 	return t, nil
 }
 
-// parseStat reads pid (comm) state ppid pgrp session tty_nr tpgid from
-// /proc/<pid>/stat; comm may hold spaces and parentheses, so split at the
-// last ')'.
+// readInto reads the start of a file into buf. A cycle opens a few
+// hundred /proc files: plain system calls skip what os.File adds for
+// pollable files (a poller registration per open, a finalizer).
 func readInto(path string, buf []byte) (int, error) {
-	f, err := os.Open(path)
+	fd, err := open(path, 0)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	n, err := f.Read(buf)
-	if err != nil && n == 0 {
+	defer syscall.Close(fd)
+	n, err := syscall.Read(fd, buf)
+	if n <= 0 {
+		if err == nil {
+			err = io.EOF
+		}
 		return 0, err
 	}
 	return n, nil
 }
 
+// readAll reads a whole file into buf, growing it only for a process with
+// more children than fit: /proc files report no size to read up to.
+func readAll(path string, buf []byte) ([]byte, error) {
+	fd, err := open(path, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	n := 0
+	for {
+		if n == len(buf) {
+			buf = append(buf, make([]byte, len(buf))...)
+		}
+		m, err := syscall.Read(fd, buf[n:])
+		if m <= 0 || err != nil {
+			return buf[:n], nil
+		}
+		n += m
+	}
+}
+
+// names lists a directory (a process's task/ directory: its threads).
+func names(dir string, buf []byte) ([]string, error) {
+	fd, err := open(dir, syscall.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	var out []string
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		_, _, out = syscall.ParseDirent(buf[:n], -1, out)
+	}
+}
+
+func open(path string, flags int) (int, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|flags, 0)
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// parseStat reads pid (comm) state ppid pgrp session tty_nr tpgid … and
+// num_threads from /proc/<pid>/stat; comm may hold spaces and parentheses,
+// so split at the last ')'.
 func parseStat(pid int, b []byte) (*Proc, bool) {
 	l, r := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
 	if l < 0 || r < l {
@@ -147,7 +295,11 @@ func parseStat(pid int, b []byte) (*Proc, bool) {
 	ppid, _ := strconv.Atoi(f[1])
 	pgid, _ := strconv.Atoi(f[2])
 	tpgid, _ := strconv.Atoi(f[5])
-	return &Proc{PID: pid, PPID: ppid, PGID: pgid, TPGID: tpgid, Comm: string(b[l+1 : r])}, true
+	threads := 1
+	if len(f) > 17 {
+		threads, _ = strconv.Atoi(f[17])
+	}
+	return &Proc{PID: pid, PPID: ppid, PGID: pgid, TPGID: tpgid, Comm: string(b[l+1 : r]), threads: threads}, true
 }
 
 func walkPS(ctx context.Context) (*Table, error) {
@@ -174,11 +326,16 @@ func walkPS(ctx context.Context) (*Table, error) {
 	return t, nil
 }
 
+// link indexes children by parent, in pid order: Tree's order among
+// siblings then does not depend on how the table was read.
 func (t *Table) link() {
 	for pid, p := range t.procs {
 		if p.PPID != pid {
 			t.children[p.PPID] = append(t.children[p.PPID], pid)
 		}
+	}
+	for _, cs := range t.children {
+		slices.Sort(cs)
 	}
 }
 

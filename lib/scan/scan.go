@@ -51,7 +51,7 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 			viewers[cl.Pane] = cl.Activity
 		}
 	}
-	procs, perr := proc.Walk(ctx)
+	procs, perr := proc.WalkTrees(ctx, roots(snap.Panes, o.Pane))
 	res := &Result{Cycle: cyc}
 	var want []string
 	for i := range snap.Panes {
@@ -88,6 +88,18 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 	}
 	sort.SliceStable(res.Panes, func(i, j int) bool { return paneNum(res.Panes[i].Pane) < paneNum(res.Panes[j].Pane) })
 	return res, nil
+}
+
+// roots are the pane processes whose trees the cycle reads: every live
+// pane in scope.
+func roots(panes []tmux.PaneInfo, only string) []int {
+	var out []int
+	for i := range panes {
+		if p := &panes[i]; !p.Dead && p.PID > 0 && (only == "" || p.ID == only) {
+			out = append(out, p.PID)
+		}
+	}
+	return out
 }
 
 func observe(pi *tmux.PaneInfo, procs *proc.Table, ms *manifest.Set, now int64) *record.Pane {
@@ -199,7 +211,7 @@ func needsCapture(p *record.Pane, t fold.Tuning) bool {
 		return true
 	case prior.State == "working" || prior.IdleSince > 0 || prior.UnblockSeen > 0:
 		return true // the dwell (and the unblock wait) resolve against chrome already on screen
-	case prior.Source == "hook" && p.NowMS-prior.EvidenceAt > t.Decay(prior.State):
+	case prior.Source == "hook" && p.NowMS-prior.EvidenceAt > t.Decay(prior.State) && !confirmedAged(prior, t):
 		return true // a claim this old may be expired by chrome already there
 	}
 	// window_activity is whole seconds: activity in the stamp's own second
@@ -209,6 +221,17 @@ func needsCapture(p *record.Pane, t fold.Tuning) bool {
 		return false
 	}
 	return true
+}
+
+// confirmedAged: a capture read after the claim had outlived its decay
+// window held it. A hook stamps its claim with stamped_at = evidence_at,
+// and only a hold over a fresh capture moves stamped_at without touching
+// the evidence, so stamped_at past evidence_at + decay is that capture. The
+// screen it read decided everything the claim's age could: from then on
+// only a change on screen can expire the claim, and window_activity says
+// whether there was one.
+func confirmedAged(prior record.Prior, t fold.Tuning) bool {
+	return prior.StampedAt-prior.EvidenceAt > t.Decay(prior.State)
 }
 
 // capturable: the fold would match rules on this pane's screen.

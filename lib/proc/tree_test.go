@@ -1,0 +1,271 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// spawn starts a small tree under this process (sh → two sleeps) and
+// returns the shell; the tree is killed at the end of the test.
+func spawn(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", "sleep 60 & sleep 61 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	waitTree(t, cmd.Process.Pid, 3)
+	return cmd
+}
+
+// waitTree waits until the tree under pid holds n processes.
+func waitTree(t *testing.T, pid, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		tb, err := Walk(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tb.Tree(pid)) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the tree under %d never reached %d processes", pid, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func describe(ps []*Proc) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprintf("%d<%d %s pg%d tpg%d", p.PID, p.PPID, p.Comm, p.PGID, p.TPGID))
+	}
+	return out
+}
+
+// The trees read from the children files are the trees the whole walk
+// gives, in the same order, and nothing else is read.
+func TestWalkTreesMatchesWalk(t *testing.T) {
+	if !hasProc() {
+		t.Skip("no /proc here: WalkTrees is the ps walk")
+	}
+	if !hasChildren("/proc") {
+		t.Skip("this kernel has no /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN): WalkTrees is the whole walk")
+	}
+	sh := spawn(t)
+	roots := []int{os.Getpid(), sh.Process.Pid}
+	part, err := WalkTrees(context.Background(), roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Walk(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range roots {
+		got, want := describe(part.Tree(r)), describe(full.Tree(r))
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("tree of %d:\n%s\nwant (whole walk):\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	if n := len(part.Tree(os.Getpid())); len(part.procs) != n {
+		t.Fatalf("the table holds %d processes, the trees %d: it read outside them", len(part.procs), n)
+	}
+	if !part.Contains(os.Getpid(), sh.Process.Pid) {
+		t.Fatal("Contains does not see the shell under this process")
+	}
+	if part.Get(os.Getppid()) != nil {
+		t.Fatal("the parent of the root was read")
+	}
+	for _, p := range part.Tree(sh.Process.Pid)[1:] {
+		if names := part.Names(p); names[0] != "sleep" {
+			t.Fatalf("names of %d = %v", p.PID, names)
+		}
+	}
+}
+
+// A child's parent is the thread that forked it: a process whose other
+// threads spawn (node under npx does) still has its children found.
+func TestWalkTreesFindsChildrenOfOtherThreads(t *testing.T) {
+	if !hasProc() || !hasChildren("/proc") {
+		t.Skip("no children files here")
+	}
+	type result struct {
+		cmd *exec.Cmd
+		tid int
+		err error
+	}
+	ch := make(chan result)
+	go func() {
+		// Locked to a thread that is not the main one, the fork happens there.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tid := syscall.Gettid()
+		if tid == os.Getpid() {
+			ch <- result{tid: tid}
+			return
+		}
+		cmd := exec.Command("sleep", "60")
+		err := cmd.Start()
+		ch <- result{cmd, tid, err}
+	}()
+	r := <-ch
+	if r.tid == os.Getpid() {
+		t.Skip("the goroutine ran on the main thread")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	t.Cleanup(func() { _ = r.cmd.Process.Kill(); _ = r.cmd.Wait() })
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", os.Getpid(), r.tid))
+	if err != nil || !strings.Contains(" "+string(b), " "+strconv.Itoa(r.cmd.Process.Pid)+" ") {
+		t.Skipf("the kernel filed the child elsewhere (%q, %v)", b, err)
+	}
+	tb, err := WalkTrees(context.Background(), []int{os.Getpid()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := tb.Get(r.cmd.Process.Pid); p == nil || p.PPID != os.Getpid() {
+		t.Fatalf("the child forked by thread %d is missing from the tree: %+v", r.tid, p)
+	}
+}
+
+// fakeProc lays out a /proc: stat lines, and children files per thread
+// unless children is false (a kernel without CONFIG_PROC_CHILDREN).
+type fakeProc struct {
+	dir      string
+	children bool
+}
+
+func newFake(t *testing.T, children bool) *fakeProc {
+	f := &fakeProc{dir: t.TempDir(), children: children}
+	// treesAt probes the children file of the calling process.
+	f.add(t, os.Getpid(), 1, "self", 1)
+	return f
+}
+
+func (f *fakeProc) add(t *testing.T, pid, ppid int, comm string, threads int, kids ...map[int][]int) {
+	t.Helper()
+	d := filepath.Join(f.dir, strconv.Itoa(pid))
+	if err := os.MkdirAll(filepath.Join(d, "task"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stat := fmt.Sprintf("%d (%s) S %d %d %d 34816 %d 4194560 0 0 0 0 0 0 0 0 20 0 %d 0 100\n", pid, comm, ppid, pid, pid, pid, threads)
+	if err := os.WriteFile(filepath.Join(d, "stat"), []byte(stat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "cmdline"), []byte(comm+"\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	byTid := map[int][]int{pid: nil}
+	for tid := pid + 1; tid < pid+threads; tid++ {
+		byTid[tid] = nil
+	}
+	for _, k := range kids {
+		for tid, cs := range k {
+			byTid[tid] = cs
+		}
+	}
+	for tid, cs := range byTid {
+		td := filepath.Join(d, "task", strconv.Itoa(tid))
+		if err := os.MkdirAll(td, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if !f.children {
+			continue
+		}
+		var b strings.Builder
+		for _, c := range cs {
+			fmt.Fprintf(&b, "%d ", c)
+		}
+		if err := os.WriteFile(filepath.Join(td, "children"), []byte(b.String()), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func comms(ps []*Proc) string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Comm)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestTreesAt(t *testing.T) {
+	for _, children := range []bool{true, false} {
+		t.Run(fmt.Sprintf("children=%v", children), func(t *testing.T) {
+			f := newFake(t, children)
+			// 10 bash → 11 npm exec (3 threads; its third thread forked 14
+			// node) → 14 node → 15 claude; 12 zsh in another pane; 13 a
+			// stranger under init.
+			f.add(t, 10, 1, "bash", 1, map[int][]int{10: {11}})
+			f.add(t, 11, 10, "npm exec", 3, map[int][]int{13: {14}})
+			f.add(t, 14, 11, "node", 1, map[int][]int{14: {15}})
+			f.add(t, 15, 14, "claude", 1)
+			f.add(t, 12, 1, "zsh", 1)
+			f.add(t, 13, 1, "stranger", 1)
+			tb, err := treesAt(f.dir, []int{10, 12, 99})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := comms(tb.Tree(10)); got != "bash npm exec node claude" {
+				t.Fatalf("tree of 10 = %q", got)
+			}
+			if got := comms(tb.Tree(12)); got != "zsh" {
+				t.Fatalf("tree of 12 = %q", got)
+			}
+			if tb.Tree(99) != nil {
+				t.Fatal("a root that does not exist has a tree")
+			}
+			if !tb.Contains(10, 15) || tb.Contains(12, 15) {
+				t.Fatal("Contains is wrong")
+			}
+			if p := tb.Get(15); p == nil || tb.Names(p)[0] != "claude" {
+				t.Fatalf("claude = %+v", p)
+			}
+			// Only a kernel without children files costs the whole table.
+			if got := tb.Get(13) != nil; got != !children {
+				t.Fatalf("stranger read = %v, want %v", got, !children)
+			}
+		})
+	}
+}
+
+// A process with more children than one read buffer holds.
+func TestTreesAtManyChildren(t *testing.T) {
+	f := newFake(t, true)
+	var kids []int
+	for pid := 1000; pid < 2000; pid++ {
+		kids = append(kids, pid)
+	}
+	f.add(t, 10, 1, "make", 1, map[int][]int{10: kids})
+	for _, k := range kids {
+		f.add(t, k, 10, "cc", 1)
+	}
+	tb, err := treesAt(f.dir, []int{10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tb.Tree(10)); n != len(kids)+1 {
+		t.Fatalf("tree holds %d processes, want %d", n, len(kids)+1)
+	}
+	if tb.Tree(10)[1].PID != 1000 || tb.Tree(10)[len(kids)].PID != 1999 {
+		t.Fatal("siblings are not in pid order")
+	}
+}

@@ -1,0 +1,227 @@
+package scan
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tmaproject/tma/lib/fold"
+	"github.com/tmaproject/tma/lib/manifest"
+	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/stamp"
+	"github.com/tmaproject/tma/lib/tmux"
+)
+
+const (
+	now   = int64(1_800_000_000_000) // epoch ms
+	decay = int64(60_000)            // DefaultTuning's hook_decay_secs
+)
+
+func ms(v int64) string { return strconv.FormatInt(v, 10) }
+
+// claim is the tuple a hook writes: stamped_at equal to evidence_at.
+func claim(state string, at int64) map[string]string {
+	return map[string]string{"@agent_name": "claude", "@agent_state": state, "@agent_source": "hook",
+		"@agent_session": "s-1", "@agent_evidence_at": ms(at), "@agent_since": ms(at), "@agent_stamped_at": ms(at)}
+}
+
+// captured is the tuple a capture published at at.
+func captured(state string, at int64) map[string]string {
+	return map[string]string{"@agent_name": "claude", "@agent_state": state, "@agent_source": "capture",
+		"@agent_evidence_at": ms(at), "@agent_since": ms(at), "@agent_stamped_at": ms(at)}
+}
+
+// with returns o with the given options set (or removed, for "").
+func with(o map[string]string, kv ...string) map[string]string {
+	out := map[string]string{}
+	for k, v := range o {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			delete(out, kv[i])
+		} else {
+			out[kv[i]] = kv[i+1]
+		}
+	}
+	return out
+}
+
+func agentPane(opts map[string]string, activity int64) *record.Pane {
+	return &record.Pane{NowMS: now, Pane: "%1", Agent: "claude", Identity: "process", AgentAlive: true,
+		ForegroundIsAgent: true, Scroll: -1, WindowActivity: activity, Opts: opts}
+}
+
+func TestNeedsCapture(t *testing.T) {
+	quiet := now/1000 - 5 // the screen last moved 5 s ago
+	aged := now - decay - 30_000
+	cases := []struct {
+		name     string
+		opts     map[string]string
+		activity int64
+		tune     fold.Tuning
+		edit     func(*record.Pane)
+		want     bool
+	}{
+		{name: "never stamped", opts: map[string]string{}, activity: quiet, want: true},
+		{name: "stamped for another agent", opts: with(captured("idle", now-2000), "@agent_name", "codex"), activity: quiet, want: true},
+		{name: "quiet since the stamp", opts: captured("idle", now-2000), activity: quiet, want: false},
+		{name: "activity in the stamp's own second", opts: captured("idle", now-2000), activity: (now - 2000) / 1000, want: true},
+		{name: "activity after the stamp", opts: captured("idle", now-2000), activity: now / 1000, want: true},
+		{name: "working is always read", opts: captured("working", now-2000), activity: quiet, want: true},
+		{name: "inside a dwell", opts: with(captured("working", now-2000), "@tma_idle_since", ms(now-1000)), activity: quiet, want: true},
+		{name: "waiting on an unblock confirmation", opts: with(claim("blocked", now-5000), "@tma_unblock_seen", ms(now-1000)), activity: quiet, want: true},
+		{name: "fresh hook claim, quiet", opts: claim("idle", now-10_000), activity: quiet - 20, want: false},
+		{name: "aged hook claim no capture has read since", opts: claim("idle", aged), activity: quiet - 200, want: true},
+		{name: "aged hook claim a capture held after it aged, quiet",
+			opts: with(claim("idle", aged), "@agent_stamped_at", ms(aged+decay+1000)), activity: quiet - 200, want: false},
+		{name: "aged hook claim confirmed, then the screen moved",
+			opts: with(claim("idle", aged), "@agent_stamped_at", ms(aged+decay+1000)), activity: (aged + decay + 1000) / 1000, want: true},
+		{name: "a capture before the claim aged does not confirm it",
+			opts: with(claim("idle", aged), "@agent_stamped_at", ms(aged+decay-1000)), activity: quiet - 200, want: true},
+		{name: "a confirmation under a shorter decay window than today's",
+			opts: with(claim("idle", aged), "@agent_stamped_at", ms(aged+decay+1000)), activity: quiet - 200,
+			tune: fold.Tuning{DwellSecs: 3, HookDecaySecs: 80, BlockedDecaySecs: 300}, want: true},
+		{name: "blocked claim past hook_decay_secs but inside blocked_decay_secs",
+			opts: claim("blocked", aged), activity: quiet - 200, want: false},
+		{name: "blocked claim past blocked_decay_secs",
+			opts: claim("blocked", now-301_000), activity: quiet - 400, want: true},
+		{name: "blocked claim past blocked_decay_secs, confirmed",
+			opts: with(claim("blocked", now-400_000), "@agent_stamped_at", ms(now-80_000)), activity: quiet - 400, want: false},
+		{name: "scrolled", opts: map[string]string{}, activity: quiet, edit: func(p *record.Pane) { p.Scroll = 3 }, want: false},
+		{name: "agent not in the foreground", opts: map[string]string{}, activity: quiet, edit: func(p *record.Pane) { p.ForegroundIsAgent = false }, want: false},
+		{name: "remote shell", opts: map[string]string{}, activity: quiet, edit: func(p *record.Pane) { p.Class = record.ClassRemote }, want: false},
+		{name: "dead pane", opts: map[string]string{}, activity: quiet, edit: func(p *record.Pane) { p.Dead = true }, want: false},
+		{name: "no agent", opts: map[string]string{}, activity: quiet, edit: func(p *record.Pane) { p.Agent = "" }, want: false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := agentPane(c.opts, c.activity)
+			if c.edit != nil {
+				c.edit(p)
+			}
+			tune := c.tune
+			if tune == (fold.Tuning{}) {
+				tune = fold.DefaultTuning
+			}
+			if got := needsCapture(p, tune); got != c.want {
+				t.Fatalf("needsCapture = %v, want %v", got, c.want)
+			}
+			if !c.want && capturable(p) && p.CaptureSkipped != "quiet" {
+				t.Fatalf("capture_skipped = %q, want quiet", p.CaptureSkipped)
+			}
+		})
+	}
+}
+
+// claudeIdle folds to idle with the bundled claude manifest.
+var claudeIdle = strings.Join([]string{
+	"> do the thing", "", "● Done.", "", "✻ Worked for 6s", "", strings.Repeat("─", 40), "❯ ", strings.Repeat("─", 40), "  ? for shortcuts",
+}, "\n") + "\n"
+
+// TestAgedHookClaimSettles runs the pane of an aged hook claim through
+// skip rule, fold and stamp, cycle after cycle, applying each commit to its
+// options as tmux would: the first cycle after the claim aged reads the
+// screen and refreshes the stamp, the quiet cycles after it read and write
+// nothing, and the claim still expires the cycle its screen moves.
+func TestAgedHookClaimSettles(t *testing.T) {
+	ms, err := manifest.Load(manifest.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := ms.Get("claude")
+	if a == nil {
+		t.Fatal("no bundled claude manifest")
+	}
+	tune := fold.DefaultTuning
+	claimAt := now - decay - 30_000
+	opts := claim("idle", claimAt)
+	activity := claimAt/1000 - 1 // the screen has not moved since the claim
+
+	type step struct {
+		at       int64
+		screen   string // "" keeps the screen
+		capture  bool
+		writes   bool
+		state    string
+		refreshd bool // @agent_stamped_at moved to this cycle
+	}
+	steps := []step{
+		{at: now, capture: true, writes: true, state: "idle", refreshd: true},
+		{at: now + 1000, capture: false, writes: false, state: "idle"},
+		{at: now + 2000, capture: false, writes: false, state: "idle"},
+		{at: now + 600_000, capture: false, writes: false, state: "idle"},
+		// The agent starts on its own (no event): working chrome expires the
+		// claim at once, since claude's manifest sees idle on screen.
+		{at: now + 601_000, screen: claudeWorking, capture: true, writes: true, state: "working", refreshd: true},
+	}
+	for i, s := range steps {
+		if s.screen != "" {
+			activity = s.at / 1000
+		}
+		screen := claudeIdle
+		if s.screen != "" {
+			screen = s.screen
+		}
+		p := agentPane(opts, activity)
+		p.NowMS = s.at
+		p.Identity, p.AgentPID = "hook", 42
+		if got := needsCapture(p, tune); got != s.capture {
+			t.Fatalf("cycle %d: needsCapture = %v, want %v (opts %v)", i, got, s.capture, opts)
+		}
+		if s.capture {
+			p.Capture = &record.Capture{AtMS: s.at, Text: screen}
+		}
+		p.Verdict = fold.Fold(p, a, tune, false)
+		cyc := &record.Cycle{NowMS: s.at, Server: "/tmp/x"}
+		pl, err := stamp.Build(cyc, []*record.Pane{p}, s.at) // the poll hint is fresh
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(pl.Lines) > 0; got != s.writes {
+			t.Fatalf("cycle %d: writes %v, want %v: %q", i, got, s.writes, pl.Lines)
+		}
+		before := opts["@agent_stamped_at"]
+		opts = apply(opts, p.Verdict, p, s.at)
+		if opts["@agent_state"] != s.state {
+			t.Fatalf("cycle %d: state %q, want %q (%s)", i, opts["@agent_state"], s.state, p.Verdict.Winning.Label)
+		}
+		if moved := opts["@agent_stamped_at"] != before; moved != s.refreshd {
+			t.Fatalf("cycle %d: stamped_at %s -> %s, want moved=%v", i, before, opts["@agent_stamped_at"], s.refreshd)
+		}
+	}
+}
+
+// claudeWorking is claude's spinner line over its prompt box.
+var claudeWorking = strings.Join([]string{
+	"> do the thing", "", "✶ Pondering… (5s · ↓ 120 tokens)", "", strings.Repeat("─", 40), "❯ ", strings.Repeat("─", 40), "  ? for shortcuts",
+}, "\n") + "\n"
+
+// apply is what the committed plan leaves in the pane's options: the
+// verdict's tuple on a publish, the stamp alone on a refreshing hold.
+func apply(o map[string]string, v *record.Verdict, p *record.Pane, at int64) map[string]string {
+	switch {
+	case v.Action == record.ActPublish:
+		o = with(o, "@agent_state", v.State, "@agent_source", v.Source, "@agent_evidence_at", ms(v.EvidenceAt),
+			"@agent_stamped_at", ms(max(at, v.EvidenceAt, v.Since)))
+	case v.Action == record.ActHold && v.Refresh && p.Capture != nil:
+		o = with(o, "@agent_stamped_at", ms(max(at, p.Capture.AtMS)))
+	}
+	for _, name := range record.AnchorNames {
+		o = with(o, name, "")
+		if x := v.Anchors[name]; x > 0 {
+			o = with(o, name, ms(x))
+		}
+	}
+	return o
+}
+
+func TestRoots(t *testing.T) {
+	panes := []tmux.PaneInfo{{ID: "%1", PID: 10}, {ID: "%2", PID: 20, Dead: true}, {ID: "%3", PID: 30}, {ID: "%4"}}
+	if got := roots(panes, ""); len(got) != 2 || got[0] != 10 || got[1] != 30 {
+		t.Fatalf("roots = %v, want [10 30] (dead and pid-less panes have no tree)", got)
+	}
+	if got := roots(panes, "%3"); len(got) != 1 || got[0] != 30 {
+		t.Fatalf("scoped roots = %v, want [30]", got)
+	}
+}
