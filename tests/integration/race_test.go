@@ -2,11 +2,13 @@ package integration
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tmaproject/tma/lib/fold"
+	"github.com/tmaproject/tma/lib/hook"
 	"github.com/tmaproject/tma/lib/manifest"
 	"github.com/tmaproject/tma/lib/scan"
 	"github.com/tmaproject/tma/lib/stamp"
@@ -26,7 +28,7 @@ func plan(t *testing.T, c *tmux.Client, ms *manifest.Set, now int64) *stamp.Plan
 	for _, p := range res.Panes {
 		p.Verdict = fold.Fold(p, ms.Get(p.Agent), fold.DefaultTuning, false)
 	}
-	pl, err := stamp.Build(res.Cycle, res.Panes, 0)
+	pl, err := stamp.Build(res.Cycle, res.Panes, res.Cycle.LastPollMS) // as tma-stamp does
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,12 +124,26 @@ func TestVanishedPaneCostsOnlyItself(t *testing.T) {
 	}
 }
 
+// A cycle's tmux spawns do not grow with the fleet: a cold cycle lists,
+// captures and writes; a warm one (nothing moved since the stamps) only
+// lists and writes nothing, also with a pane whose hook claim is older than
+// hook_decay_secs.
 func TestCycleSpawnsAreConstant(t *testing.T) {
 	s := testkit.NewServer(t)
+	var agents []*testkit.Agent
 	for i := 0; i < 6; i++ {
-		s.StartAgent("claude", claudeIdle)
+		agents = append(agents, s.StartAgent("claude", claudeIdle))
 	}
 	c, ms := client(s), load(t)
+	// claude's hooks registered one pane and claimed it idle at the end of
+	// a turn, longer ago than hook_decay_secs.
+	hooked := agents[0]
+	claimAt := time.Now().UnixMilli() - int64(fold.DefaultTuning.HookDecaySecs)*1000 - 30_000
+	for _, event := range []string{"SessionStart", "Stop"} {
+		hookAt(t, c, ms, hooked.Pane, event, claimAt)
+	}
+	quiet(t, s, agents)
+
 	c.Spawns = 0
 	pl := plan(t, c, ms, time.Now().UnixMilli())
 	if _, err := c.Exec(context.Background(), pl.Lines); err != nil {
@@ -135,6 +151,76 @@ func TestCycleSpawnsAreConstant(t *testing.T) {
 	}
 	if c.Spawns != 3 {
 		t.Fatalf("cold cycle over 6 agents spawned tmux %d times, want 3 (list, capture, write)", c.Spawns)
+	}
+	if got := s.Option(hooked.Pane, "@agent_source"); got != "hook" {
+		t.Fatalf("the aged hook claim did not hold over its quiet screen: @agent_source = %q", got)
+	}
+
+	for i := 0; i < 2; i++ {
+		c.Spawns = 0
+		pl = plan(t, c, ms, time.Now().UnixMilli())
+		if len(pl.Lines) != 0 {
+			t.Fatalf("warm cycle %d rewrote unchanged tuples:\n%s", i, strings.Join(pl.Lines, "\n"))
+		}
+		if _, err := c.Exec(context.Background(), pl.Lines); err != nil {
+			t.Fatal(err)
+		}
+		if c.Spawns != 1 {
+			t.Fatalf("warm cycle %d with an aged hook claim spawned tmux %d times, want 1 (the list)", i, c.Spawns)
+		}
+	}
+}
+
+// hookAt commits one claude hook event for pane as tma-hook plans it, but
+// as if it had fired at ms.
+func hookAt(t *testing.T, c *tmux.Client, ms *manifest.Set, pane, event string, at int64) {
+	t.Helper()
+	out, _, err := c.Run(context.Background(), "", "list-panes", "-a", "-F", "#{pane_id}\t#{@agent_session}\t#{@agent_name}\t#{pane_pid}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var panes []hook.Pane
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Split(l, "\t")
+		pid, _ := strconv.Atoi(f[3])
+		panes = append(panes, hook.Pane{ID: f[0], Session: f[1], Name: f[2], PanePID: pid})
+	}
+	ev := hook.Event{Agent: ms.Get("claude"), Name: event, Payload: hook.ParsePayload(`{"session_id":"s-aged"}`),
+		Pane: pane, AgentPID: agentPID(t, c, ms, pane), NowMS: at}
+	pl, err := hook.Build(ev, panes)
+	if err != nil || len(pl.Lines) == 0 {
+		t.Fatalf("hook %s: %v (%+v)", event, err, pl)
+	}
+	if errs, err := c.Exec(context.Background(), pl.Lines); err != nil || errs != "" {
+		t.Fatalf("hook %s: %v %s", event, err, errs)
+	}
+}
+
+func agentPID(t *testing.T, c *tmux.Client, ms *manifest.Set, pane string) int {
+	t.Helper()
+	res, err := scan.Run(context.Background(), c, scan.Options{Manifests: ms, Tuning: fold.DefaultTuning, Host: "h",
+		Now: func() int64 { return time.Now().UnixMilli() }, Pane: pane, NoCapture: true})
+	if err != nil || len(res.Panes) != 1 || res.Panes[0].AgentPID == 0 {
+		t.Fatalf("no agent pid in %s: %v", pane, err)
+	}
+	return res.Panes[0].AgentPID
+}
+
+// quiet waits until every agent has painted and the second of its last
+// output is over: window_activity is whole seconds, and a stamp in that
+// same second would not let the next cycle skip the pane.
+func quiet(t *testing.T, s *testkit.Server, agents []*testkit.Agent) {
+	t.Helper()
+	var last int64
+	for _, a := range agents {
+		s.WaitFor(func() bool {
+			return strings.Contains(s.MustRun("capture-pane", "-p", "-t", a.Pane), "? for shortcuts")
+		}, "the idle screen in "+a.Pane)
+		at, _ := strconv.ParseInt(strings.TrimSpace(s.MustRun("display", "-p", "-t", a.Pane, "#{window_activity}")), 10, 64)
+		last = max(last, at)
+	}
+	for time.Now().Unix() <= last {
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
