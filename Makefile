@@ -2,7 +2,7 @@
 GO      ?= go
 PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
-TOOLS   := tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup tma-pick tma-act
+TOOLS   := tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup tma-pick tma-act tma-notify tma-daemon
 # The picker executes fzf; install builds this pinned one beside tma
 # (tma prefers a user's own fzf when it is 0.65 or newer). uninstall leaves
 # it: an fzf in BINDIR may be the user's own.
@@ -40,7 +40,7 @@ lint:
 	$(GO) vet ./...
 	shellcheck shell/tma $$(find shell bench .ci -type f \( -name '*.sh' -o -name run \) 2>/dev/null)
 
-bench: build
+bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./bench/
 
 demo: deps build

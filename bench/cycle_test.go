@@ -1,9 +1,12 @@
-// Package bench measures what one tma cycle costs against real, isolated
-// tmux servers. Run it with `make bench` (see docs/performance.md).
+// Package bench measures what tma costs against real, isolated tmux
+// servers. Run it with `make bench` (see docs/performance.md).
 //
-// A cycle is scan.Run (one list call, the /proc walk, one batched capture)
-// + lib/fold.Fold per pane + stamp.Build + Client.Exec of the plan, all in
-// this process: the only processes spawned are tmux clients.
+// BenchmarkProcess (process_test.go) times what users run, whole processes.
+// BenchmarkCycle (this file) is an in-process diagnosis nobody runs as
+// such: scan.Run (one list call, the /proc walk, one batched capture) +
+// lib/fold.Fold per pane + stamp.Build + Client.Exec of the plan, all in
+// this process, so the only processes spawned are tmux clients; its phases
+// show which part of a cycle costs what.
 package bench
 
 import (
@@ -328,24 +331,7 @@ func BenchmarkCycle(b *testing.B) {
 		b.Fatal(err)
 	}
 	checkScreen(b, ms)
-	// A private copy of the testkit fake agent, still named claude: the
-	// shared build cache in the temp dir is not ours to keep alive.
-	dir := b.TempDir()
-	agentBin := filepath.Join(dir, "claude", "claude")
-	exe, err := os.ReadFile(testkit.FakeAgent(b, "claude"))
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(agentBin), 0o755)
-	}
-	if err == nil {
-		err = os.WriteFile(agentBin, exe, 0o755)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	screen := filepath.Join(dir, "claude-idle.txt")
-	if err := os.WriteFile(screen, []byte(claudeIdle), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	agentBin, screen := fakeClaude(b)
 	ctx := context.Background()
 	for _, sz := range sizes {
 		r := newRig(b, sz, bin, agentBin, screen, ms)
@@ -353,6 +339,29 @@ func BenchmarkCycle(b *testing.B) {
 		r.kill()
 	}
 	summary(b, strings.TrimSpace(string(ver)))
+}
+
+// fakeClaude is a private copy of the testkit fake agent, still named
+// claude (the shared build cache in the temp dir is not ours to keep
+// alive), and the idle screen it paints.
+func fakeClaude(b *testing.B) (agentBin, screen string) {
+	dir := b.TempDir()
+	agentBin = filepath.Join(dir, "claude", "claude")
+	exe, err := os.ReadFile(testkit.FakeAgent(b, "claude"))
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(agentBin), 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(agentBin, exe, 0o755)
+	}
+	screen = filepath.Join(dir, "claude-idle.txt")
+	if err == nil {
+		err = os.WriteFile(screen, []byte(claudeIdle), 0o644)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return agentBin, screen
 }
 
 // checkScreen folds the screen the fake agents paint with the bundled
@@ -532,32 +541,6 @@ func (r *rig) benchmarks(b *testing.B, ctx context.Context) {
 		b.ReportMetric(float64(len(lines)), "lines")
 	})
 
-	// The whole `tma status` process pipeline (sh + four filters + their
-	// tmux calls), warm, when bin/ is built.
-	b.Run(r.key("tma-status"), func(b *testing.B) {
-		_, file, _, _ := runtime.Caller(0)
-		tma := filepath.Join(filepath.Dir(file), "..", "bin", "tma")
-		if _, err := os.Stat(tma); err != nil {
-			b.Skip("bin/tma not built (make build)")
-		}
-		cfg := b.TempDir()
-		run := func() {
-			cmd := exec.Command(tma, "-L", r.sock, "status", "--format", "plain")
-			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+cfg, "TMA_CONFIG_DIR="+cfg, "TMA_CONFIG=")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("tma status: %v\n%s", err, out)
-			}
-		}
-		run()
-		var t timer
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			t0 := time.Now()
-			run()
-			t.d = append(t.d, time.Since(t0))
-		}
-		r.report(b, "tma-status", &t)
-	})
 }
 
 // summary prints the table and checks that spawns per cycle do not grow
@@ -576,7 +559,7 @@ func summary(b *testing.B, version string) {
 	}
 	var w strings.Builder
 	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Fprintf(&w, "\n%s, GOMAXPROCS=%d, %s, %s/%s, loadavg %s; medians, ms; cycles are divided by the F measured just before each iteration\n\n",
+	fmt.Fprintf(&w, "\n## In-process diagnosis (one Go process running the cycle; not what users run)\n\n%s, GOMAXPROCS=%d, %s, %s/%s, loadavg %s; medians, ms; cycles are divided by the F (the full cycle format, every @option) measured just before each iteration\n\n",
 		version, runtime.GOMAXPROCS(0), time.Now().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH, strings.Join(strings.Fields(string(load))[:3], " "))
 	fmt.Fprintf(&w, "| measurement | %s | %s | target |\n|---|---|---|---|\n", small.name, big.name)
 	row := func(label, what, target string) {
@@ -598,7 +581,7 @@ func summary(b *testing.B, version string) {
 		}
 		fmt.Fprintf(&w, " %s |\n", target)
 	}
-	row("F: list-panes -a -F PaneFormat()", "F", "")
+	row("F: list-panes -a -F PaneFormat() (every field and @option)", "F", "")
 	row("cold cycle", "cold", "≤ 3×F")
 	row("warm cycle (as built)", "warm", "≤ 1.5×F")
 	row("warm cycle, @tma_last_poll fed back", "warm-lp", "≤ 1.5×F")
@@ -606,7 +589,6 @@ func summary(b *testing.B, version string) {
 	row("phase: /proc walk", "phase-walk", "")
 	row("phase: batched capture of every agent", "phase-capture", "")
 	row("phase: batched cold write", "phase-write", "")
-	row("tma status (process pipeline, warm)", "tma-status", "")
 	fmt.Fprintf(&w, "| tmux spawns per cycle cold / warm / warm-lp |")
 	for _, sz := range []size{small, big} {
 		fmt.Fprintf(&w, " %s / %s / %s |", sp(sz.name+"/cold"), sp(sz.name+"/warm"), sp(sz.name+"/warm-lp"))

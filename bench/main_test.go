@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -8,7 +9,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// BenchmarkProcess runs this binary as the rusage wrapper of the stages
+	// it measures for peak RSS.
+	if log := os.Getenv("TMA_BENCH_RUSAGE"); log != "" {
+		os.Exit(rusageWrap(log, os.Args[1:]))
+	}
 	code := m.Run()
 	testkit.RemoveBuilt()
+	fmt.Print(processSummary())
 	os.Exit(code)
 }
