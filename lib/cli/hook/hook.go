@@ -87,6 +87,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if at := ev.Payload.AtMS; at > ev.NowMS-EventSkewMS && at <= ev.NowMS {
 		ev.NowMS = at // the event's own time: a later-spawned hook for an earlier event loses
 	}
+	nt := newEventNotify(e, l.Config)
 	// The claude reply lane: a permission prompt mints the request id its
 	// stamp carries and holds after it; the agent's next event clears the
 	// pane's held requests. Read on every fire: no reinstall.
@@ -119,7 +120,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if !plan.NeedPanes {
-		out, errText, err := tc.Batch(ctx, withReadBack(plan.Lines, ev.Request, pane))
+		out, errText, err := tc.Batch(ctx, nt.arm(withReadBack(plan.Lines, ev.Request, pane), pane, time.Now().UnixMilli()))
 		switch {
 		case err != nil:
 			say("%s", common.DescribeTmuxError(e, tc, err))
@@ -131,6 +132,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			say("%s", plan.Why)
 			wrote = len(plan.Lines) > 0 && strings.TrimSpace(errText) == ""
 			if wrote && ev.Request != "" && !strings.Contains(out, ev.Request) {
+		nt.fire(tc, out, time.Now().UnixMilli(), say)
 				say("reply lane: the stamp lost to newer evidence; not holding")
 				ev.Request = ""
 			}
@@ -154,7 +156,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(plan.Lines) == 0 {
 		return 0
 	}
-	if out, errText, err := tc.Batch(ctx, withReadBack(plan.Lines, ev.Request, target)); err != nil {
+	if out, errText, err := tc.Batch(ctx, nt.arm(withReadBack(plan.Lines, ev.Request, target), target, time.Now().UnixMilli())); err != nil {
 		say("%s", common.DescribeTmuxError(e, tc, err))
 	} else if strings.TrimSpace(errText) != "" {
 		say("tmux: %s", strings.TrimSpace(errText))
@@ -162,7 +164,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		wrote = true
 		if ev.Request != "" && !strings.Contains(out, ev.Request) {
 			say("reply lane: the stamp lost to newer evidence; not holding")
+		nt.fire(tc, out, time.Now().UnixMilli(), say)
 			ev.Request = ""
+		nt.fire(tc, out, time.Now().UnixMilli(), say)
 		}
 	}
 	return 0

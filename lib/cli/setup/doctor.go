@@ -16,6 +16,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/install"
+	"github.com/tmaproject/tma/lib/notify"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/scan"
 )
@@ -376,6 +377,17 @@ func (r *run) diagnose() (*Doctor, string) {
 	if serr != nil {
 		doc.ProcessWalk.OK = true
 		b.WriteString("\npanes (0):\n")
+	// The last failed notify command, until a clean fire clears it.
+	if f, err := notify.LastFailure(r.e.Getenv); f != nil {
+		warn()
+		doc.Notify = dNotify{Failed: true, Trigger: &f.Trigger, Command: &f.Command, Reason: &f.Reason}
+		line("notify:", "%s: `%s` (the last %s fire, %s) — run `tma debug notify-test --trigger %s` to see its stderr",
+			f.Reason, f.Command, f.Trigger, time.UnixMilli(f.AtMS).Format("2006-01-02 15:04:05"), f.Trigger)
+	} else if err != nil {
+		warn()
+		line("notify:", "%v", err)
+	}
+
 		return doc, b.String()
 	}
 	if doc.Server.Old {

@@ -13,6 +13,7 @@ import (
 type cli struct {
 	common.Globals
 	DryRun bool `name:"dry-run" help:"plan the writes and print them to stderr; write nothing."`
+	Notify bool `name:"notify" help:"fire [notify] for the episodes this stage's commits win, with the daemon-only triggers (stall, context_high, osc_progress): what the daemon runs."`
 }
 
 // Run is tma-stamp's main.
@@ -21,6 +22,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c cli
 	if _, code, ok := common.Parse(e, &c, "Commit folded verdicts (NDJSON on stdin) to tmux pane options with guarded writes; emit rows. Raw observations are folded first.", args); !ok {
 		return code
+	}
+	var nt *notifier
+	if c.Notify {
+		nt = newNotifier(e)
+		defer nt.close()
 	}
 	return common.Filter(e, &c.Globals, func(loaded *common.Loaded, g *common.Group, w *record.Writer) error {
 		if g.Cycle == nil {
@@ -34,18 +40,30 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return err
 		}
+		lines, nonce := plan.Lines, ""
+		if nt != nil {
+			lines, nonce = nt.arm(loaded.Config, g, lines)
+		}
 		if c.DryRun {
-			for _, l := range plan.Lines {
+			for _, l := range lines {
 				_, _ = io.WriteString(stderr, l+"\n")
 			}
-		} else if len(plan.Lines) > 0 {
+		} else {
 			tc := c.Tmux(e, loaded.Config)
 			if g.Cycle.Server != "" {
 				// Write to the server the cycle observed, however it was named.
 				tc.Target = tmux.Target{SocketPath: g.Cycle.Server}
 			}
-			if _, err := tc.Exec(common.Background(), plan.Lines); err != nil {
-				g.Errors = append(g.Errors, &record.Error{Tool: e.Tool, Message: common.DescribeTmuxError(e, tc, err)})
+			if len(lines) > 0 {
+				out, _, err := tc.Batch(common.Background(), lines)
+				if err != nil {
+					g.Errors = append(g.Errors, &record.Error{Tool: e.Tool, Message: common.DescribeTmuxError(e, tc, err)})
+				} else if nt != nil {
+					nt.fire(loaded.Config, tc, out, nonce, g.Cycle.NowMS)
+				}
+			}
+			if nt != nil {
+				nt.windows(loaded.Config, tc, g, plan.Rows)
 			}
 		}
 		common.WriteGroup(w, &common.Group{Cycle: g.Cycle, Rows: plan.Rows, Other: g.Other, Errors: g.Errors, End: g.End})

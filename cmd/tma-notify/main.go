@@ -1,0 +1,10 @@
+// Command tma-notify: see lib/cli/notify.
+package main
+
+import (
+	"os"
+
+	"github.com/tmaproject/tma/lib/cli/notify"
+)
+
+func main() { os.Exit(notify.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,0 +1,126 @@
+package notify
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/gitinfo"
+	libnotify "github.com/tmaproject/tma/lib/notify"
+)
+
+type testCmd struct {
+	Trigger string `name:"trigger" default:"blocked" enum:"blocked,done,context_high,stall" help:"the trigger whose command runs: blocked, done, context_high or stall."`
+}
+
+type runCmd struct {
+	Trigger string `name:"trigger" required:"" help:"the trigger that fired."`
+	Command string `arg:"" help:"the notify command (sh -c)."`
+}
+
+type cli struct {
+	common.Globals
+	Test testCmd `cmd:"" help:"run the command a trigger resolves to with a representative payload, wait, and report (tma debug notify-test)."`
+	Run  runCmd  `cmd:"" hidden:"" help:"internal: run a fire's command under its bound and record the outcome (the payload on stdin)."`
+}
+
+// Run is tma-notify's main.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := common.NewEnv("tma", stdin, stdout, stderr)
+	var c cli
+	kctx, code, ok := common.Parse(e, &c, "Notifications: test a trigger's command; supervise a fire's command.", args)
+	if !ok {
+		return code
+	}
+	if strings.HasPrefix(kctx.Command(), "run") {
+		return supervise(e, &c.Run)
+	}
+	return test(e, &c.Globals, &c.Test)
+}
+
+// supervise is what a fire leaves running in the background: it has the
+// payload on stdin and the TMA_* variables in its environment already.
+func supervise(e *common.Env, r *runCmd) int {
+	payload, _ := io.ReadAll(io.LimitReader(e.Stdin, 1<<16))
+	var env []string
+	for _, n := range libnotify.EnvNames {
+		if v, ok := e.Lookup(n); ok {
+			env = append(env, n+"="+v)
+		}
+	}
+	res := libnotify.Run(r.Command, payload, env, libnotify.Timeout(e.Getenv))
+	_ = libnotify.Record(e.Getenv, r.Trigger, r.Command, res, time.Now().UnixMilli())
+	return 0
+}
+
+func test(e *common.Env, g *common.Globals, t *testCmd) int {
+	cfg, _, err := config.LoadResolved(g.Config, config.Env(e.Lookup))
+	if err != nil {
+		e.Errorf("%v", err)
+		return common.ExitFail
+	}
+	home, _ := os.UserHomeDir()
+	wd, _ := os.Getwd()
+	now := time.Now().UnixMilli()
+	// A representative transition: what a real fire of this trigger sends,
+	// with the repo and branch of the directory the test runs in.
+	f := &libnotify.Fired{Trigger: t.Trigger, Pane: "%0", Agent: "claude", Locator: "main:1.0",
+		Title: "tma notify-test", CWD: wd, SinceMS: now - 5000}
+	switch t.Trigger {
+	case libnotify.Blocked:
+		f.State, f.Detail = "blocked", "permission"
+	case libnotify.Done:
+		f.State = "idle"
+	case libnotify.Stall:
+		f.State, f.SinceMS = "working", now-int64(max(1, threshold(cfg)))*1000
+	case libnotify.ContextHigh:
+		f.State = "working"
+		pct := int64(80)
+		if cfg.Notify.ContextHigh != nil && cfg.Notify.ContextHigh.Threshold > 0 {
+			pct = int64(cfg.Notify.ContextHigh.Threshold)
+		}
+		f.Context = &pct
+	}
+	var repo, branch string
+	if l := gitinfo.New().Resolve(wd); l != nil {
+		repo, branch = l.Repo, l.Branch
+	}
+	p := libnotify.Build(f, now, cfg.Notify.IncludeTitle, repo, branch)
+	fmt.Fprintf(e.Stdout, "payload   %s\n", p.JSON())
+	cmd := cfg.NotifyCommand(t.Trigger, config.Env(e.Lookup))
+	if cmd == "" {
+		fmt.Fprintln(e.Stdout, "command   (none)")
+		e.Errorf("trigger %s resolves to no command\nhint: set [notify] command, or command in [notify.%s]", t.Trigger, t.Trigger)
+		return common.ExitFail
+	}
+	cmd = config.ExpandHome(cmd, home)
+	fmt.Fprintf(e.Stdout, "command   %s\n", cmd)
+	res := libnotify.Run(cmd, p.JSON(), p.Env(), libnotify.Timeout(e.Getenv))
+	_ = libnotify.Record(e.Getenv, t.Trigger, cmd, res, time.Now().UnixMilli())
+	if res.Exit >= 0 {
+		fmt.Fprintf(e.Stdout, "exit      %d\n", res.Exit)
+	} else {
+		fmt.Fprintf(e.Stdout, "exit      %s\n", res.Reason)
+	}
+	if res.Stderr != "" {
+		_, _ = io.WriteString(e.Stderr, res.Stderr)
+		if !strings.HasSuffix(res.Stderr, "\n") {
+			_, _ = io.WriteString(e.Stderr, "\n")
+		}
+	}
+	if res.Reason != "" {
+		return common.ExitFail
+	}
+	return common.ExitOK
+}
+
+func threshold(cfg *config.Config) int {
+	if cfg.Notify.Stall != nil {
+		return cfg.Notify.Stall.ThresholdS
+	}
+	return 900
+}

@@ -1,0 +1,114 @@
+package stamp
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/gitinfo"
+	"github.com/tmaproject/tma/lib/notify"
+	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/tmux"
+)
+
+// notifier is --notify: the daemon's stamp stage fires the episodes its
+// commits win. It lives as long as the stream, so it also carries what only
+// a resident firer has: the previous pass's windows for osc_progress.
+type notifier struct {
+	e        *common.Env
+	labels   *gitinfo.Resolver
+	progress notify.Progress
+	tc       *tmux.Client // the last cycle's, for the shutdown clear
+}
+
+func newNotifier(e *common.Env) *notifier {
+	return &notifier{e: e, labels: gitinfo.New()}
+}
+
+func (n *notifier) settings(cfg *config.Config) notify.Settings {
+	home, _ := os.UserHomeDir()
+	return notify.Settings{Config: cfg, Env: config.Env(n.e.Lookup), Getenv: n.e.Getenv, Home: home}
+}
+
+// arm adds the marker lines after the stamp lines; the nonce finds this
+// process's read-backs in the output.
+func (n *notifier) arm(cfg *config.Config, g *common.Group, lines []string) ([]string, string) {
+	arms, rearm := notify.ArmsFor(cfg, g.Panes, g.Cycle.NowMS, true)
+	if len(arms) == 0 && len(rearm) == 0 {
+		return lines, ""
+	}
+	nonce := notify.Nonce()
+	out := append(lines[:len(lines):len(lines)], rearm...)
+	for _, a := range arms {
+		if l, err := a.Line(nonce); err == nil {
+			out = append(out, l)
+		}
+	}
+	return out, nonce
+}
+
+// fire delivers every episode this commit won.
+func (n *notifier) fire(cfg *config.Config, tc *tmux.Client, out, nonce string, nowMS int64) {
+	if nonce == "" {
+		return
+	}
+	s := n.settings(cfg)
+	for _, f := range notify.Won(out, nonce) {
+		o := notify.Fire(context.Background(), s, tc, n.label, f, nowMS)
+		for _, err := range o.Errors {
+			n.e.Errorf("notify %s %s: %v", f.Pane, f.Trigger, err)
+		}
+	}
+}
+
+func (n *notifier) label(dir string) (string, string) {
+	if l := n.labels.Resolve(dir); l != nil {
+		return l.Repo, l.Branch
+	}
+	return "", ""
+}
+
+// windows lights and clears the OSC 9;4 progress of each window whose
+// working rollup changed since the last pass.
+func (n *notifier) windows(cfg *config.Config, tc *tmux.Client, g *common.Group, rows []*record.Row) {
+	n.tc = tc
+	if !cfg.Notify.OSCProgress {
+		n.write(n.progress.ClearAll())
+		return
+	}
+	n.write(n.progress.Update(g.Panes, rows))
+}
+
+// write sends progress edges: one tmux call finds the panes' ttys (edges
+// are rare: two per working run of a window).
+func (n *notifier) write(edges []notify.Edge) {
+	if len(edges) == 0 || n.tc == nil {
+		return
+	}
+	var lines []string
+	for _, e := range edges {
+		if tmux.ValidPaneID(e.Pane) {
+			lines = append(lines, "display -p -t "+e.Pane+" "+tmux.Quote("TMATTY "+e.Pane+" #{pane_tty}"))
+		}
+	}
+	out, _, err := n.tc.Batch(context.Background(), lines)
+	if err != nil {
+		return
+	}
+	ttys := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[0] == "TMATTY" {
+			ttys[f[1]] = f[2]
+		}
+	}
+	for _, e := range edges {
+		if t := ttys[e.Pane]; t != "" {
+			_ = notify.WriteTTY(t, e.Data)
+		}
+	}
+}
+
+// close clears every lit progress indicator: the daemon's shutdown.
+func (n *notifier) close() { n.write(n.progress.ClearAll()) }

@@ -1,0 +1,292 @@
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tmaproject/tma/lib/testkit"
+)
+
+// notifyEnv is an env whose [notify] command records every payload and its
+// TMA_* environment, one file pair per fire, and logs to notify.jsonl.
+type notifyEnv struct {
+	*env
+	dir string
+}
+
+func newNotifyEnv(t *testing.T, extra string) *notifyEnv {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := `n=$(date +%s%N); cat >"` + dir + `/payload-$n.json"; env | grep '^TMA_' | sort >"` + dir + `/env-$n"`
+	cfg := laneOff + "[notify]\non = [\"blocked\", \"done\"]\ncommand = '''" + cmd + "'''\nlog = \"~/state/notify.jsonl\"\n" + extra
+	return &notifyEnv{env: newEnv(t, cfg), dir: dir}
+}
+
+// payloads waits up to d for at least n payloads, then returns them all.
+func (e *notifyEnv) payloads(n int, d time.Duration) []map[string]any {
+	e.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		files, _ := filepath.Glob(filepath.Join(e.dir, "payload-*.json"))
+		if len(files) >= n || time.Now().After(deadline) {
+			var out []map[string]any
+			for _, f := range files {
+				b, _ := os.ReadFile(f)
+				var m map[string]any
+				if err := json.Unmarshal(b, &m); err != nil {
+					e.t.Fatalf("%s: %v: %q", f, err, b)
+				}
+				out = append(out, m)
+			}
+			return out
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (e *notifyEnv) logLines() []string {
+	b, _ := os.ReadFile(filepath.Join(e.home, "state", "notify.jsonl"))
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+// The daemonless path: a hook with from_event fires the episode it opens,
+// once, on every sink; the next hook of the same episode fires nothing.
+func TestNotifyFromEvent(t *testing.T) {
+	e := newNotifyEnv(t, "from_event = true\nbell = true\nosc = true\nosc_777 = true\n")
+	a := e.s.StartAgent("claude", claudeWorking)
+	rec := filepath.Join(e.s.Dir, "pane-output")
+	e.s.MustRun("pipe-pane", "-O", "-t", a.Pane, "cat >"+rec)
+	c := e.attach("s")
+	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`,"prompt":"hi"}`)
+	if got := e.payloads(0, 0); len(got) != 0 {
+		t.Fatalf("working fired: %v", got)
+	}
+	out := e.fire(a.Pane, "claude", "PermissionRequest", `{`+sess+`,"tool_name":"Bash","tool_input":{"command":"touch x"}}`)
+	ps := e.payloads(1, 5*time.Second)
+	if len(ps) != 1 {
+		t.Fatalf("want one payload, got %d\nhook said: %s", len(ps), out)
+	}
+	p := ps[0]
+	if p["schema"] != 2.0 || p["agent"] != "claude" || p["pane"] != a.Pane || p["state"] != "blocked" || p["session"] != "s-1" || p["locator"] == nil {
+		t.Errorf("payload %v", p)
+	}
+	if _, ok := p["title"]; ok {
+		t.Errorf("title sent without include_title: %v", p)
+	}
+	envs, _ := filepath.Glob(filepath.Join(e.dir, "env-*"))
+	if len(envs) != 1 {
+		t.Fatalf("env files %v", envs)
+	}
+	b, _ := os.ReadFile(envs[0])
+	for _, want := range []string{"TMA_AGENT=claude\n", "TMA_STATE=blocked\n", "TMA_PANE=" + a.Pane + "\n", "TMA_SESSION=s-1\n"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("env lacks %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), "TMA_TITLE=") {
+		t.Errorf("TMA_TITLE set without include_title")
+	}
+	// The log line, the marker, the message on the client, the tty bytes.
+	if l := e.logLines(); len(l) != 1 || !strings.HasPrefix(l[0], `{"schema":2,"at":`) {
+		t.Errorf("log %q", l)
+	}
+	if st, err := os.Stat(filepath.Join(e.home, "state", "notify.jsonl")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("log mode: %v %v", st, err)
+	}
+	if e.opts(a.Pane)["@agent_notified_at"] == "" {
+		t.Errorf("no marker: %v", e.opts(a.Pane))
+	}
+	e.s.WaitFor(func() bool { return c.seen("tma: claude blocked") }, "the message on the attached client")
+	e.s.WaitFor(func() bool {
+		b, _ := os.ReadFile(rec)
+		return strings.Contains(string(b), "\a\x1bPtmux;\x1b\x1b]9;claude blocked\a\x1b\\\x1bPtmux;\x1b\x1b]777;notify;claude;blocked\a\x1b\\")
+	}, "the bell and OSC bytes in the pane's output")
+
+	// The same episode again (a second hook, a cycle): nothing more.
+	e.fire(a.Pane, "claude", "PermissionRequest", `{`+sess+`,"tool_name":"Bash","tool_input":{"command":"touch x"}}`)
+	e.ls()
+	if got := e.payloads(2, time.Second); len(got) != 1 {
+		t.Errorf("the episode fired %d times", len(got))
+	}
+	// done: the turn ends (working -> idle with attention).
+	e.fire(a.Pane, "claude", "PostToolUse", `{`+sess+`,"tool_name":"Bash"}`)
+	e.fire(a.Pane, "claude", "Stop", `{`+sess+`}`)
+	ps = e.payloads(2, 5*time.Second)
+	states := map[any]int{}
+	for _, p := range ps {
+		states[p["state"]]++
+	}
+	if states["blocked"] != 1 || states["done"] != 1 {
+		t.Errorf("fires by state %v", states)
+	}
+}
+
+// Hooks racing on one new episode: exactly one fires.
+func TestNotifyRacingHooks(t *testing.T) {
+	e := newNotifyEnv(t, "from_event = true\n")
+	a := e.s.StartAgent("claude", claudeWorking)
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`,"prompt":"hi"}`)
+	var wg sync.WaitGroup
+	for i := 0; i < 6; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(filepath.Join(binDir, "tma-hook"), "claude", "PermissionRequest")
+			cmd.Env = e.hookEnv(a.Pane)
+			cmd.Stdin = strings.NewReader(`{` + sess + `,"tool_name":"Bash","tool_input":{"command":"touch x"}}`)
+			_ = cmd.Run()
+		}()
+	}
+	wg.Wait()
+	if got := e.payloads(2, 2*time.Second); len(got) != 1 {
+		t.Fatalf("%d fires for one episode", len(got))
+	}
+}
+
+// The daemon's stage: tma-stamp --notify fires what the screen shows first,
+// and a from_event hook for that episode afterwards fires nothing.
+func TestNotifyScreenFirstThenHook(t *testing.T) {
+	e := newNotifyEnv(t, "from_event = true\n")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	e.cycleNotify()
+	if got := e.payloads(1, 5*time.Second); len(got) != 1 || got[0]["state"] != "blocked" || got[0]["detail"] != "permission" {
+		t.Fatalf("screen-first fire: %v", got)
+	}
+	e.fire(a.Pane, "claude", "PermissionRequest", `{`+sess+`,"tool_name":"Bash","tool_input":{"command":"touch x"}}`)
+	e.cycleNotify()
+	if got := e.payloads(2, time.Second); len(got) != 1 {
+		t.Errorf("%d fires for one episode", len(got))
+	}
+	// A cycle without --notify (a status line) never fires.
+	b := e.s.StartAgent("claude", claudeBlocked)
+	e.ls()
+	if got := e.payloads(2, time.Second); len(got) != 1 {
+		t.Errorf("a plain cycle fired")
+	}
+	// ... and does not steal the episode: the daemon's next cycle fires it.
+	e.cycleNotify()
+	ps := e.payloads(2, 5*time.Second)
+	if len(ps) != 2 || ps[0]["pane"] != b.Pane && ps[1]["pane"] != b.Pane {
+		t.Errorf("the episode a plain cycle stamped never fired: %v", ps)
+	}
+}
+
+// cycleNotify runs the daemon's pipeline once: scan | fold | stamp --notify.
+func (e *notifyEnv) cycleNotify() {
+	e.t.Helper()
+	sh := "'" + binDir + "/tma-scan' -L " + e.s.Name + " | '" + binDir + "/tma-fold' | '" + binDir + "/tma-stamp' --notify -L " + e.s.Name + " >/dev/null"
+	cmd := exec.Command("sh", "-c", sh)
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		e.t.Fatalf("cycle: %v\n%s", err, out)
+	}
+}
+
+// A muted pane fires nothing, and its marker is still written: the mute
+// ending mid-episode does not ring for it.
+func TestNotifyMuted(t *testing.T) {
+	e := newNotifyEnv(t, "")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	e.s.MustRun("set", "-p", "-t", a.Pane, "@agent_mute_until", itoa(time.Now().Add(2*time.Second).UnixMilli()))
+	e.cycleNotify()
+	if e.opts(a.Pane)["@agent_notified_at"] == "" {
+		t.Fatalf("muted: no marker")
+	}
+	time.Sleep(2100 * time.Millisecond)
+	e.cycleNotify()
+	if got := e.payloads(1, time.Second); len(got) != 0 {
+		t.Errorf("muted pane fired: %v", got)
+	}
+	if l := e.logLines(); len(l) != 1 || l[0] != "" {
+		t.Errorf("muted pane logged: %q", l)
+	}
+}
+
+// include_title governs the payload, TMA_TITLE and the log together.
+func TestNotifyIncludeTitle(t *testing.T) {
+	e := newNotifyEnv(t, "include_title = true\n")
+	e.s.StartAgent("claude", claudeBlocked)
+	e.cycleNotify()
+	ps := e.payloads(1, 5*time.Second)
+	if len(ps) != 1 || ps[0]["title"] != "✳ Probe" {
+		t.Fatalf("payload %v", ps)
+	}
+	envs, _ := filepath.Glob(filepath.Join(e.dir, "env-*"))
+	b, _ := os.ReadFile(envs[0])
+	if !strings.Contains(string(b), "TMA_TITLE=✳ Probe\n") {
+		t.Errorf("env %s", b)
+	}
+	if l := e.logLines(); len(l) != 1 || !strings.Contains(l[0], `"title":"✳ Probe"`) {
+		t.Errorf("log %q", l)
+	}
+}
+
+// Per-trigger routing, and TMA_NOTIFY_CMD over all of them.
+func TestNotifyRouting(t *testing.T) {
+	dir := t.TempDir()
+	cfg := laneOff + "[notify]\non = [\"blocked\"]\ncommand = \"echo global >>" + dir + "/global\"\n[notify.blocked]\ncommand = \"echo blocked >>" + dir + "/blocked\"\n"
+	e := &notifyEnv{env: newEnv(t, cfg), dir: dir}
+	e.s.StartAgent("claude", claudeBlocked)
+	e.cycleNotify()
+	e.s.WaitFor(func() bool { _, err := os.Stat(filepath.Join(dir, "blocked")); return err == nil }, "the blocked route ran")
+	if _, err := os.Stat(filepath.Join(dir, "global")); err == nil {
+		t.Errorf("the global command ran for a routed trigger")
+	}
+	// The override funnels every trigger into one sink.
+	b := e.s.StartAgent("claude", claudeBlocked)
+	sh := "'" + binDir + "/tma-scan' -L " + e.s.Name + " | '" + binDir + "/tma-fold' | '" + binDir + "/tma-stamp' --notify -L " + e.s.Name + " >/dev/null"
+	cmd := exec.Command("sh", "-c", sh)
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "TMA_CONFIG=", "XDG_CONFIG_HOME=", "TMUX=", "TMA_SOCKET_PATH=",
+		"TMA_NOTIFY_CMD=cat >"+dir+"/override")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	e.s.WaitFor(func() bool {
+		got, _ := os.ReadFile(filepath.Join(dir, "override"))
+		return strings.Contains(string(got), `"pane":"`+b.Pane+`"`)
+	}, "TMA_NOTIFY_CMD ran with the payload")
+}
+
+// A command that hangs is killed at its bound and recorded; doctor shows
+// it; notify-test reports and clears it.
+func TestNotifyFailureRecorded(t *testing.T) {
+	dir := t.TempDir()
+	cfg := laneOff + "[notify]\ncommand = \"echo started >" + dir + "/started; sleep 60\"\n"
+	e := &notifyEnv{env: newEnv(t, cfg), dir: dir}
+	e.s.StartAgent("claude", claudeBlocked)
+	t.Setenv("TMA_NOTIFY_TIMEOUT_MS", "500")
+	e.cycleNotify()
+	rec := filepath.Join(e.run, "tma", "notify-failure.json")
+	e.s.WaitFor(func() bool { _, err := os.Stat(rec); return err == nil }, "the failure record")
+	b, _ := os.ReadFile(rec)
+	if !strings.Contains(string(b), `"reason":"killed after 500ms"`) || !strings.Contains(string(b), `sleep 60`) {
+		t.Errorf("record %s", b)
+	}
+	out, _, _ := e.tma("doctor")
+	if !strings.Contains(out, "notify:  killed after 500ms") || !strings.Contains(out, "tma debug notify-test --trigger blocked") {
+		t.Errorf("doctor:\n%s", out)
+	}
+	// notify-test with a command that works clears the record.
+	t.Setenv("TMA_NOTIFY_CMD", "cat >"+dir+"/test-payload")
+	out, errs, code := e.tma("debug", "notify-test", "--trigger", "blocked")
+	if code != 0 || !strings.HasPrefix(out, `payload   {"schema":2,"agent":"claude","pane":"%0","state":"blocked"`) ||
+		!strings.Contains(out, "\ncommand   cat >"+dir+"/test-payload\nexit      0\n") {
+		t.Errorf("notify-test: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(rec); err == nil {
+		t.Errorf("a passing notify-test left the failure record")
+	}
+	t.Setenv("TMA_NOTIFY_CMD", "echo broken >&2; exit 3")
+	out, errs, code = e.tma("debug", "notify-test")
+	if code != 1 || !strings.Contains(out, "exit      3\n") || errs != "broken\n" {
+		t.Errorf("failing notify-test: exit %d\n%s%s", code, out, errs)
+	}
+	testkit.Need(t, "sh")
+}
