@@ -9,9 +9,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tmaproject/tma/lib/tmux"
 )
 
 func TestForIsStableAndPerServer(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", "")
 	a, b := For("/tmp/tmux-1000/default"), For("/tmp/tmux-1000/work")
 	if a != For("/tmp/tmux-1000/default") || a.Socket == b.Socket {
 		t.Fatalf("paths not keyed by server: %+v %+v", a, b)
@@ -25,6 +28,45 @@ func TestForIsStableAndPerServer(t *testing.T) {
 	}
 	if len(filepath.Base(a.Lock)) != 16+len(".lock") {
 		t.Fatalf("name is not 16 hex digits: %s", a.Lock)
+	}
+	for _, f := range []string{a.Log, a.Config} {
+		if filepath.Dir(f) != a.Dir || !strings.HasPrefix(filepath.Base(f), strings.TrimSuffix(filepath.Base(a.Lock), ".lock")+".") {
+			t.Fatalf("%s is not beside the lock", f)
+		}
+	}
+	// With XDG_RUNTIME_DIR (absolute) the daemon lives in tma's runtime
+	// directory; a relative one is ignored, as the XDG spec says.
+	env := map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000"}
+	if d := ForEnv("x", func(k string) string { return env[k] }).Dir; d != "/run/user/1000/tma" {
+		t.Fatalf("dir %s", d)
+	}
+	env["XDG_RUNTIME_DIR"] = "rel"
+	if d := ForEnv("x", func(k string) string { return env[k] }).Dir; !strings.HasSuffix(d, "tma-"+strconv.Itoa(os.Getuid())) {
+		t.Fatalf("dir %s", d)
+	}
+}
+
+// ServerPath finds #{socket_path} as tmux does, with no tmux.
+func TestServerPath(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	os.MkdirAll(filepath.Join(real, "tmux-"+strconv.Itoa(os.Getuid())), 0o700)
+	os.Symlink(real, filepath.Join(base, "link"))
+	env := map[string]string{"TMUX_TMPDIR": filepath.Join(base, "link")}
+	get := func(k string) string { return env[k] }
+	want := filepath.Join(real, "tmux-"+strconv.Itoa(os.Getuid()), "work")
+	if got := ServerPath(tmux.Target{SocketName: "work"}, get); got != want {
+		t.Fatalf("-L work: %s, want %s (the dir resolved through the symlink)", got, want)
+	}
+	if got := ServerPath(tmux.Target{}, get); filepath.Base(got) != "default" {
+		t.Fatalf("no name: %s", got)
+	}
+	if got := ServerPath(tmux.Target{SocketPath: "/x/y"}, get); got != "/x/y" {
+		t.Fatalf("-S: %s", got)
+	}
+	env = map[string]string{}
+	if got := ServerPath(tmux.Target{SocketName: "w"}, get); !strings.HasPrefix(got, "/tmp/tmux-") && !strings.Contains(got, "/tmux-") {
+		t.Fatalf("default tmpdir: %s", got)
 	}
 }
 

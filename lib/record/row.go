@@ -65,6 +65,9 @@ type Row struct {
 	Index       int      `json:"index"`
 	CWD         string   `json:"cwd"`
 	Active      bool     `json:"active"`
+	// Source is the evidence source of the verdict (hook, capture,
+	// process): the daemon's transitions ring names it.
+	Source string `json:"source,omitempty"`
 }
 
 // Document is the schema-1 `ls --json` document.

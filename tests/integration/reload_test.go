@@ -49,14 +49,13 @@ func holdLock(t *testing.T, server string) (mark string) {
 	}
 }
 
-// TestReload: tma has no daemon yet, so reload is the manual's no-op (exit
-// 0); the lookup is real all the same: a daemon is the holder of the lock
-// keyed by this server's #{socket_path}, nothing else.
+// TestReload: with no daemon, reload is the manual's no-op (exit 0); a
+// daemon is the holder of the lock keyed by this server's #{socket_path},
+// nothing else. (daemon_test.go reloads a real daemon.)
 func TestReload(t *testing.T) {
 	e := newEnv(t, "")
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp) // daemon.For here and in tma-setup agree
-	run := func() (string, string, int) { return e.tmaEnv([]string{"TMPDIR=" + tmp}, "reload") }
+	t.Setenv("XDG_RUNTIME_DIR", e.run) // daemon.For here and in tma-setup agree
+	run := func() (string, string, int) { return e.tmaEnv(nil, "reload") }
 
 	out, errs, code := run()
 	if code != 0 || out != noDaemon || errs != "" {

@@ -1,0 +1,381 @@
+package integration
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tmaproject/tma/lib/daemon"
+)
+
+// The daemon tier against real, isolated servers. Every daemon a test
+// starts is stopped when the test ends (and would end with its server
+// anyway, which is one of the things tested).
+
+// paths is where this env's daemon lives (its runtime dir is e.run).
+func (e *env) paths() daemon.Paths {
+	return daemon.ForEnv(e.s.Socket, func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return e.run
+		}
+		return os.Getenv(k)
+	})
+}
+
+// running is the daemon holding this server's lock, nil when none.
+func (e *env) running() *daemon.Running {
+	e.t.Helper()
+	r, err := daemon.Find(e.paths())
+	if err != nil {
+		e.t.Fatalf("find: %v", err)
+	}
+	return r
+}
+
+// ensure runs `tma daemon --ensure`, expects exit 0, and stops the daemon
+// when the test ends.
+func (e *env) ensure() *daemon.Running {
+	e.t.Helper()
+	out, errs, code := e.tma("daemon", "--ensure")
+	if code != 0 || out != "" {
+		e.t.Fatalf("daemon --ensure: exit %d\n%s%s\nlog:\n%s", code, out, errs, e.daemonLog())
+	}
+	r := e.running()
+	if r == nil {
+		e.t.Fatalf("--ensure exited 0 with no daemon holding the lock\nlog:\n%s", e.daemonLog())
+	}
+	e.t.Cleanup(func() { e.stopDaemon() })
+	return r
+}
+
+// stopDaemon SIGTERMs whatever daemon holds the lock and waits for it.
+func (e *env) stopDaemon() {
+	p := e.paths()
+	r, _ := daemon.Find(p)
+	if r == nil {
+		return
+	}
+	_ = r.Stop()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if r, _ := daemon.Find(p); r == nil {
+			return
+		}
+	}
+}
+
+func (e *env) daemonLog() string {
+	b, _ := os.ReadFile(e.paths().Log)
+	return string(b)
+}
+
+// hello asks the daemon who it is.
+func (e *env) hello() *daemon.Hello {
+	e.t.Helper()
+	h, err := daemon.Ask(e.paths(), 2*time.Second)
+	if err != nil || h == nil {
+		e.t.Fatalf("hello: %+v %v", h, err)
+	}
+	return h
+}
+
+// daemonsOf counts the tma-daemon processes serving this server.
+func daemonsOf(socket string) int {
+	n := 0
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		argv := strings.Split(string(b), "\x00")
+		if len(argv) > 0 && filepath.Base(argv[0]) == "tma-daemon" && strings.Contains(string(b), "\x00"+socket+"\x00") {
+			if st, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat")); err == nil {
+				if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && st[i+2] == 'Z' {
+					continue // exited, not yet reaped
+				}
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// TestDaemonEnsure: --ensure starts one detached daemon for this server
+// (socket 0600 in a 0700 dir, pid and version in the lock), a second
+// --ensure is a quiet no-op, racing ones leave exactly one, and the
+// foreground form refuses to become a second.
+func TestDaemonEnsure(t *testing.T) {
+	e := newEnv(t, "")
+	r := e.ensure()
+	p := e.paths()
+	if st, err := os.Lstat(p.Socket); err != nil || st.Mode()&os.ModeSocket == 0 || st.Mode().Perm() != 0o600 {
+		t.Fatalf("socket: %v %v", st, err)
+	}
+	if st, _ := os.Stat(p.Dir); st.Mode().Perm() != 0o700 {
+		t.Fatalf("dir mode %v", st.Mode().Perm())
+	}
+	if st, _ := os.Stat(p.Log); st == nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("log: %v", st)
+	}
+	h := e.hello()
+	if h.PID != r.PID || h.Version != r.Version || h.Server != e.s.Socket || r.Version == "" {
+		t.Fatalf("hello %+v, lock %+v", h, r)
+	}
+	if again := e.ensure(); again.PID != r.PID {
+		t.Fatalf("a second --ensure replaced the daemon: %d -> %d", r.PID, again.PID)
+	}
+	_, errs, code := e.tma("daemon")
+	if code != 1 || !strings.Contains(errs, "already running for this server (pid "+strconv.Itoa(r.PID)+")") {
+		t.Fatalf("a foreground daemon beside one: exit %d %s", code, errs)
+	}
+	if n := daemonsOf(e.s.Socket); n != 1 {
+		t.Fatalf("%d daemons serve the server", n)
+	}
+
+	// Racing --ensure with none running: the flock decides, one is left.
+	e.stopDaemon()
+	var wg sync.WaitGroup
+	codes := make([]int, 4)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, codes[i] = e.tma("daemon", "--ensure")
+		}()
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != 0 {
+			t.Fatalf("racing --ensure %d: exit %d\nlog:\n%s", i, c, e.daemonLog())
+		}
+	}
+	won := e.running()
+	if won == nil {
+		t.Fatal("no daemon after the race")
+	}
+	// Losers exit once the lock turns them away.
+	for deadline := time.Now().Add(5 * time.Second); daemonsOf(e.s.Socket) != 1; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d daemons after the race", daemonsOf(e.s.Socket))
+		}
+	}
+	if h := e.hello(); h.PID != won.PID {
+		t.Fatalf("the socket answers pid %d, the lock names %d", h.PID, won.PID)
+	}
+}
+
+// TestDaemonStaleAndKilled: a lock and socket a dead daemon left are taken
+// over; after kill -9, --ensure starts a new one; a lock another user owns
+// is refused.
+func TestDaemonStaleAndKilled(t *testing.T) {
+	e := newEnv(t, "")
+	p := e.paths()
+	if err := os.MkdirAll(p.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A dead pid in a lock nobody holds, and a socket nobody listens on.
+	dead := exec.Command("true")
+	dead.Run()
+	os.WriteFile(p.Lock, []byte(strconv.Itoa(dead.Process.Pid)+" 0.0.1\n"), 0o600)
+	ln, err := netListenUnix(p.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln()
+	r := e.ensure()
+	if r.PID == dead.Process.Pid || r.Version == "0.0.1" {
+		t.Fatalf("the stale lock was not taken over: %+v", r)
+	}
+	e.hello()
+
+	// kill -9: the lock and socket stay behind, and are taken over.
+	if err := syscall.Kill(r.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); e.running() != nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a killed daemon still holds the lock")
+		}
+	}
+	if _, err := os.Lstat(p.Socket); err != nil {
+		t.Fatalf("kill -9 removed the socket? %v", err)
+	}
+	r2 := e.ensure()
+	if r2.PID == r.PID {
+		t.Fatal("no new daemon after kill -9")
+	}
+	if h := e.hello(); h.PID != r2.PID {
+		t.Fatalf("hello pid %d, lock %d", h.PID, r2.PID)
+	}
+	// The killed daemon's stages went with it: one pipeline serves the
+	// server (its control clients are the new scan's).
+	e.s.WaitFor(func() bool { return countStages(e.s.Socket) == 3 }, "one pipeline of three stages")
+
+	if os.Getuid() != 0 {
+		t.Skip("a lock another user owns needs root to make")
+	}
+	e.stopDaemon()
+	if err := os.Chown(p.Lock, 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := e.tma("daemon", "--ensure")
+	if code != 1 || !strings.Contains(errs, "uid 4242") {
+		t.Fatalf("a foreign lock: exit %d %s", code, errs)
+	}
+	if r, _ := daemon.Find(p); r != nil {
+		t.Fatalf("a daemon started beside a foreign lock: %+v", r)
+	}
+}
+
+// countStages counts the pipeline stages (tma-scan, tma-fold, tma-stamp)
+// running against this server.
+func countStages(socket string) int {
+	n := 0
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		argv := strings.Split(string(b), "\x00")
+		switch filepath.Base(argv[0]) {
+		case "tma-scan", "tma-fold", "tma-stamp":
+			if strings.Contains(string(b), "\x00"+socket+"\x00") {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestDaemonEndsWithItsServer: kill the server and the daemon is gone
+// (lock free, socket removed, stages and control clients ended) within 2 s.
+func TestDaemonEndsWithItsServer(t *testing.T) {
+	e := newEnv(t, "")
+	e.ensure()
+	p := e.paths()
+	e.s.WaitFor(func() bool { return countStages(e.s.Socket) == 3 }, "the pipeline")
+	e.s.MustRun("kill-server")
+	start := time.Now()
+	for r, _ := daemon.Find(p); r != nil; r, _ = daemon.Find(p) {
+		if time.Since(start) > 2*time.Second {
+			t.Fatalf("the daemon outlived its server by 2 s\nlog:\n%s", e.daemonLog())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := os.Lstat(p.Socket); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket left behind: %v", err)
+	}
+	e.s.WaitFor(func() bool { return countStages(e.s.Socket) == 0 }, "the stages to end")
+	if !strings.Contains(e.daemonLog(), "its tmux server exited") {
+		t.Fatalf("log:\n%s", e.daemonLog())
+	}
+}
+
+// TestDaemonRestart: --restart stops the running daemon with SIGTERM and
+// starts a new one, printing the manual's two lines; with none running it
+// starts one; a daemon that will not take SIGTERM is reported, not
+// killed, and no replacement is started; a replacement that cannot come up
+// is a failure.
+func TestDaemonRestart(t *testing.T) {
+	e := newEnv(t, "")
+	r := e.ensure()
+	out, errs, code := e.tma("daemon", "--restart")
+	want := "tma: stopped the running daemon\ntma: daemon restarted (" + r.Version + ")\n"
+	if code != 0 || out != want {
+		t.Fatalf("restart: exit %d\n%s%s", code, out, errs)
+	}
+	r2 := e.running()
+	if r2 == nil || r2.PID == r.PID {
+		t.Fatalf("restart left %+v (was %+v)", r2, r)
+	}
+	if !strings.Contains(e.daemonLog(), "stopping: signal terminated") {
+		t.Fatalf("the old daemon did not exit on SIGTERM:\n%s", e.daemonLog())
+	}
+	e.stopDaemon()
+	if out, _, code := e.tma("daemon", "--restart"); code != 0 || out != "tma: daemon restarted ("+r.Version+")\n" {
+		t.Fatalf("restart with none running: exit %d %q", code, out)
+	}
+	e.stopDaemon()
+
+	// Something occupying the socket path: the replacement never answers.
+	p := e.paths()
+	os.Remove(p.Socket)
+	if err := os.Mkdir(p.Socket, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code = e.tma("daemon", "--restart")
+	if code != 1 || !strings.Contains(errs, "did not come up") || !strings.Contains(errs, "not a socket") {
+		t.Fatalf("an occupied socket path: exit %d %s", code, errs)
+	}
+	os.Remove(p.Socket)
+
+	// A daemon that ignores SIGTERM (a stand-in holding the lock).
+	holdLockEnv(t, p, `trap '' TERM`)
+	start := time.Now()
+	out, errs, code = e.tma("daemon", "--restart")
+	if code != 1 || out != "" || !strings.Contains(errs, "did not exit") || !strings.Contains(errs, "was not killed") || !strings.Contains(errs, "tma daemon --ensure") {
+		t.Fatalf("a wedged daemon: exit %d\n%s%s", code, out, errs)
+	}
+	if time.Since(start) < 4*time.Second {
+		t.Fatalf("gave up after %s", time.Since(start))
+	}
+	if h, _ := daemon.Ask(p, time.Second); h != nil {
+		t.Fatalf("a replacement was started beside the wedged daemon: %+v", h)
+	}
+}
+
+// holdLockEnv plays a daemon holding p's lock: a child running trap (then
+// sleeping), named in the lock this test holds.
+func holdLockEnv(t *testing.T, p daemon.Paths, trap string) *exec.Cmd {
+	t.Helper()
+	if err := os.MkdirAll(p.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ready := filepath.Join(t.TempDir(), "ready")
+	cmd := exec.Command("sh", "-c", trap+`; : > "$1"; while :; do sleep 0.05; done`, "sh", ready)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	f, err := os.OpenFile(p.Lock, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strconv.Itoa(cmd.Process.Pid) + " 0.0.1\n")
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(ready); err == nil {
+			return cmd
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stand-in daemon never started")
+		}
+	}
+}
+
+// netListenUnix makes a socket file at path and returns what closes it,
+// leaving the file behind as a killed daemon does.
+func netListenUnix(path string) (func(), error) {
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	return func() { ln.Close() }, nil
+}
