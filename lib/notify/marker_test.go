@@ -186,4 +186,3 @@ func TestArmDoneStallContext(t *testing.T) {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
-
