@@ -290,3 +290,96 @@ func TestNotifyFailureRecorded(t *testing.T) {
 	}
 	testkit.Need(t, "sh")
 }
+
+// stall and context_high ride their own markers, from the daemon's stage
+// only; context_high re-arms below threshold - 10.
+func TestNotifyStallAndContextHigh(t *testing.T) {
+	e := newNotifyEnv(t, "stall = { threshold_s = 5 }\ncontext_high = { threshold = 75 }\n")
+	a := e.s.StartAgent("claude", claudeWorking)
+	e.cycleNotify()
+	// A working run that began 10 s ago, and a gauge over the threshold.
+	e.s.MustRun("set", "-p", "-t", a.Pane, "@agent_since", itoa(time.Now().Add(-10*time.Second).UnixMilli()))
+	e.s.MustRun("set", "-p", "-t", a.Pane, "@agent_context_pct", "80")
+	e.ls() // a plain cycle fires neither
+	if got := e.payloads(1, 500*time.Millisecond); len(got) != 0 {
+		t.Fatalf("a plain cycle fired: %v", got)
+	}
+	e.cycleNotify()
+	e.cycleNotify()
+	ps := e.payloads(2, 5*time.Second)
+	states := map[any]int{}
+	for _, p := range ps {
+		states[p["state"]]++
+		if p["state"] == "stall" && p["since_ms"].(float64) < 9000 {
+			t.Errorf("stall since_ms %v, want how long it had been working", p["since_ms"])
+		}
+		if p["state"] == "context_high" && p["context_pct"] != 80.0 {
+			t.Errorf("context_high payload %v", p)
+		}
+	}
+	if len(ps) != 2 || states["stall"] != 1 || states["context_high"] != 1 {
+		t.Fatalf("fires %v", states)
+	}
+	o := e.opts(a.Pane)
+	if o["@agent_stall_notified_at"] == "" || o["@agent_context_notified_at"] == "" || o["@agent_notified_at"] != "" {
+		t.Errorf("markers %v", o)
+	}
+	// Inside the band: no re-arm; below it: re-armed, and the next crossing fires.
+	e.s.MustRun("set", "-p", "-t", a.Pane, "@agent_context_pct", "70")
+	e.cycleNotify()
+	e.s.MustRun("set", "-p", "-t", a.Pane, "@agent_context_pct", "90")
+	e.cycleNotify()
+	if got := e.payloads(3, time.Second); len(got) != 2 {
+		t.Fatalf("re-armed inside the band: %d fires", len(got))
+	}
+	e.s.MustRun("set", "-p", "-t", a.Pane, "@agent_context_pct", "60")
+	e.cycleNotify()
+	if e.opts(a.Pane)["@agent_context_notified_at"] != "" {
+		t.Fatalf("not re-armed at 60")
+	}
+	e.s.MustRun("set", "-p", "-t", a.Pane, "@agent_context_pct", "76")
+	e.cycleNotify()
+	if got := e.payloads(3, 5*time.Second); len(got) != 3 {
+		t.Errorf("the second crossing did not fire: %d fires", len(got))
+	}
+}
+
+// osc_progress: the daemon's long-running stage lights a window's tab when
+// it gains its first working agent, clears it when the last one finishes,
+// and clears what is lit when it shuts down.
+func TestNotifyOSCProgress(t *testing.T) {
+	e := newNotifyEnv(t, "osc_progress = true\n")
+	a := e.s.StartAgent("claude", claudeIdle)
+	rec := filepath.Join(e.s.Dir, "pane-output")
+	e.s.MustRun("pipe-pane", "-O", "-t", a.Pane, "cat >"+rec)
+	sh := "'" + binDir + "/tma-scan' -L " + e.s.Name + " --follow --interval 200ms | '" + binDir + "/tma-fold' | '" + binDir + "/tma-stamp' --notify -L " + e.s.Name + " >/dev/null"
+	cmd := exec.Command("sh", "-c", sh)
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	on, clear := "\x1bPtmux;\x1b\x1b]9;4;3\a\x1b\\", "\x1bPtmux;\x1b\x1b]9;4;0\a\x1b\\"
+	count := func(s string) int { b, _ := os.ReadFile(rec); return strings.Count(string(b), s) }
+	a.Paint(claudeWorking)
+	e.s.WaitFor(func() bool { return count(on) == 1 }, "the indicator lit")
+	time.Sleep(time.Second) // more working cycles write nothing more
+	if count(on) != 1 || count(clear) != 0 {
+		t.Fatalf("on %d clear %d while working", count(on), count(clear))
+	}
+	a.Paint(claudeIdle)
+	e.s.WaitFor(func() bool { return count(clear) == 1 }, "the indicator cleared")
+	a.Paint(claudeWorking)
+	e.s.WaitFor(func() bool { return count(on) == 2 }, "lit again")
+	// Shutdown clears it: the scan ends, the stream closes, stamp exits.
+	_ = stdin.Close()
+	if out, err := exec.Command("pkill", "-TERM", "-f", "tma-scan -L "+e.s.Name+" --follow").CombinedOutput(); err != nil {
+		ps, _ := exec.Command("ps", "-eo", "pid,ppid,args").CombinedOutput()
+		t.Fatalf("pkill: %v %s\n%s", err, out, ps)
+	}
+	e.s.WaitFor(func() bool { return count(clear) == 2 }, "the shutdown clear")
+}
