@@ -179,11 +179,11 @@ func TestNotifyScreenFirstThenHook(t *testing.T) {
 }
 
 // cycleNotify runs the daemon's pipeline once: scan | fold | stamp --notify.
-func (e *notifyEnv) cycleNotify() {
+func (e *notifyEnv) cycleNotify(extraEnv ...string) {
 	e.t.Helper()
 	sh := "'" + binDir + "/tma-scan' -L " + e.s.Name + " | '" + binDir + "/tma-fold' | '" + binDir + "/tma-stamp' --notify -L " + e.s.Name + " >/dev/null"
 	cmd := exec.Command("sh", "-c", sh)
-	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=")
+	cmd.Env = append(append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH="), extraEnv...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		e.t.Fatalf("cycle: %v\n%s", err, out)
 	}
