@@ -379,3 +379,137 @@ func netListenUnix(path string) (func(), error) {
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	return func() { ln.Close() }, nil
 }
+
+// statusOption reads @tma_status ("" when unset).
+func (e *env) statusOption() string {
+	out, _ := e.s.Run("show-options", "-gqv", "@tma_status")
+	return strings.TrimRight(out, "\n")
+}
+
+// TestDaemonStatusLine: with a daemon, `tma status` is answered from its
+// latest cycle with no tmux spawn at all (a tmux that does not exist
+// cannot be asked), and is what the cycle itself prints; @tma_status holds
+// exactly that line, follows a change, and is written only on change.
+func TestDaemonStatusLine(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	cycle, _, code := e.tmaEnv([]string{"XDG_RUNTIME_DIR=" + t.TempDir()}, "status") // no daemon there: the pipeline
+	if code != 0 || !strings.Contains(cycle, "tma:blocked") {
+		t.Fatalf("the cycle's status: exit %d %q", code, cycle)
+	}
+	e.ensure()
+	e.s.WaitFor(func() bool { return e.statusOption()+"\n" == cycle }, "@tma_status to be `tma status`")
+	out, errs, code := e.tmaEnv([]string{"TMA_TMUX_BIN=/nonexistent/tmux"}, "status")
+	if code != 0 || out != cycle {
+		t.Fatalf("status through the daemon with no tmux to spawn: exit %d %q %s (want %q)", code, out, errs, cycle)
+	}
+	out, _, code = e.tmaEnv([]string{"TMA_TMUX_BIN=/nonexistent/tmux"}, "status", "--format", "json", "--agent", "claude")
+	if code != 0 || out != `{"schema":1,"blocked":1,"working":0,"done":0,"idle":0,"unknown":0}`+"\n" {
+		t.Fatalf("json with a selector: exit %d %q", code, out)
+	}
+
+	// Written only on change: a value set behind the daemon's back stays
+	// while nothing changes...
+	e.s.MustRun("set-option", "-g", "@tma_status", "sentinel")
+	time.Sleep(2500 * time.Millisecond) // two of the daemon's cycles
+	if got := e.statusOption(); got != "sentinel" {
+		t.Fatalf("an unchanged fleet rewrote @tma_status: %q", got)
+	}
+	// ...and a change is followed.
+	a.Paint(claudeWorking)
+	e.s.WaitFor(func() bool { return strings.Contains(e.statusOption(), "tma:working") }, "@tma_status to follow the change")
+	want, _, _ := e.tmaEnv([]string{"XDG_RUNTIME_DIR=" + t.TempDir()}, "status")
+	e.s.WaitFor(func() bool { return e.statusOption()+"\n" == want }, "@tma_status to equal `tma status` again")
+	if out, _, _ := e.tma("status"); out != want {
+		t.Fatalf("status through the daemon %q, the cycle's %q", out, want)
+	}
+
+	// A clean exit unsets it: nothing would keep it true.
+	e.stopDaemon()
+	if got := e.statusOption(); got != "" {
+		t.Fatalf("@tma_status after the daemon stopped: %q", got)
+	}
+}
+
+// TestDaemonHookAck: with a daemon the hook hands its event over and the
+// daemon commits it; a daemon whose manifests map the event to nothing
+// (an older build's, say) refuses it and the hook stamps the pane itself;
+// with no daemon, or one that never answers, the hook stamps it too and
+// returns at once.
+func TestDaemonHookAck(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.ensure()
+	errs := e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
+	if !strings.Contains(errs, "handed to the daemon") {
+		t.Fatalf("the hook did not hand over:\n%s", errs)
+	}
+	e.s.WaitFor(func() bool { o := e.opts(a.Pane); return o["@agent_state"] == "working" && o["@agent_source"] == "hook" }, "the daemon's commit")
+	e.s.WaitFor(func() bool { return strings.Contains(e.daemonLog(), "hook claude UserPromptSubmit on "+a.Pane) }, "the commit in the daemon's log")
+	e.stopDaemon()
+
+	// A daemon that runs an older claude manifest with no UserPromptSubmit
+	// mapping (a user manifest shadowing the bundled one, in its HOME only).
+	old := t.TempDir()
+	agents := filepath.Join(old, ".config", "tma", "agents")
+	os.MkdirAll(agents, 0o755)
+	src, err := os.ReadFile(filepath.Join(root(), "manifests", "agents", "claude.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := strings.Replace(string(src), "[[hooks.map]]\nevent = \"UserPromptSubmit\"\nclaim = { state = \"working\" }\n\n", "", 1)
+	if m == string(src) {
+		t.Fatal("the claude manifest no longer maps UserPromptSubmit as this test expects")
+	}
+	os.WriteFile(filepath.Join(agents, "claude.toml"), []byte(m), 0o644)
+	if _, errs, code := e.tmaEnv([]string{"HOME=" + old}, "daemon", "--ensure"); code != 0 {
+		t.Fatalf("the older daemon: exit %d %s", code, errs)
+	}
+	t.Cleanup(e.stopDaemon)
+	e.fire(a.Pane, "claude", "Stop", `{`+sess+`}`) // idle, through the daemon
+	e.s.WaitFor(func() bool { return e.opts(a.Pane)["@agent_state"] == "idle" }, "idle")
+	errs = e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
+	if !strings.Contains(errs, "the daemon declined (unmapped") || !strings.Contains(errs, "UserPromptSubmit → working") {
+		t.Fatalf("a refused event was not stamped by the hook:\n%s", errs)
+	}
+	if o := e.opts(a.Pane); o["@agent_state"] != "working" {
+		t.Fatalf("after the hook's own stamp: %v", o)
+	}
+	e.stopDaemon()
+
+	// No daemon: the hook stamps, as it always did.
+	errs = e.fire(a.Pane, "claude", "Stop", `{`+sess+`}`)
+	if !strings.Contains(errs, "no daemon for this server") || e.opts(a.Pane)["@agent_state"] != "idle" {
+		t.Fatalf("no daemon:\n%s\n%v", errs, e.opts(a.Pane))
+	}
+
+	// A socket that accepts and never answers: the hook's bound is the
+	// daemon's only cost.
+	ln, err := net.Listen("unix", e.paths().Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	start := time.Now()
+	errs = e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
+	if !strings.Contains(errs, "did not acknowledge") || e.opts(a.Pane)["@agent_state"] != "working" {
+		t.Fatalf("a silent daemon:\n%s\n%v", errs, e.opts(a.Pane))
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("a silent daemon held the hook %s", d)
+	}
+}
+
+func root() string {
+	wd, _ := os.Getwd()
+	return filepath.Join(wd, "..", "..")
+}

@@ -28,10 +28,14 @@ type transitionsCmd struct {
 	JSON bool `name:"json" help:"print {\"schema\":1,\"cap\":256,\"recorded\":N,\"transitions\":[…]}."`
 }
 
+type debugCmd struct {
+	Transitions transitionsCmd `cmd:"" help:"print the daemon's ring of recent state transitions, oldest first."`
+}
+
 type cli struct {
 	common.Globals
-	Run         runCmd         `cmd:"" default:"withargs" help:"run the event-hub daemon for this tmux server in the foreground (tier 3; never required)."`
-	Transitions transitionsCmd `cmd:"" help:"print the daemon's ring of recent state transitions, oldest first."`
+	Run   runCmd   `cmd:"" name:"daemon" default:"withargs" help:"run the event-hub daemon for this tmux server in the foreground (tier 3; never required)."`
+	Debug debugCmd `cmd:"" help:"the daemon's inspection tools."`
 }
 
 // Interval is the daemon's cycle cadence between tmux's pushes: dwells and
@@ -46,8 +50,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	if strings.HasPrefix(kctx.Command(), "transitions") {
-		return transitions(e, &c.Globals, c.Transitions.JSON)
+	if strings.HasPrefix(kctx.Command(), "debug transitions") {
+		return transitions(e, &c.Globals, c.Debug.Transitions.JSON)
 	}
 	cfg, _, err := config.LoadResolved(c.Config, config.Env(e.Lookup))
 	if err != nil {
@@ -122,7 +126,7 @@ func detached(e *common.Env, g *common.Globals, srv *Server) serve.Detached {
 	if g.ManifestDir != "" {
 		args = append(args, "--manifest-dir", abs(g.ManifestDir))
 	}
-	args = append(args, "run", "--detached")
+	args = append(args, "daemon", "--detached")
 	return serve.Detached{Exe: serve.FindTool("tma-daemon"), Args: args, Env: environ(e), Paths: srv.Paths}
 }
 

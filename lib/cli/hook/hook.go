@@ -111,6 +111,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			holdRequest(e, tc, ev, target, laneCfg.HoldMS, say)
 		}
 	}()
+	// Tier 3: a running daemon commits the event itself (one writer) and
+	// the hook is done on its ack; unreachable, refusing or too old, the
+	// hook stamps the pane as ever. A reply-lane hold and a from_event fire
+	// stay the hook's: both act on the stamp's own tmux call.
+	if ev.Request == "" && nt == nil && handToDaemon(e, tc, ev, say) {
+		return 0
+	}
 	// The common event is planned blind and costs one tmux spawn; a
 	// registration, a subagent's bookkeeping, or an event whose session lives
 	// in another pane lists the panes first.

@@ -20,7 +20,8 @@ type lsCmd struct {
 
 type statusCmd struct {
 	selector.Flags
-	Format string `name:"format" enum:"tmux,plain,json,prom" default:"tmux" help:"tmux, plain, json or prom."`
+	Format     string `name:"format" enum:"tmux,plain,json,prom" default:"tmux" help:"tmux, plain, json or prom."`
+	FromDaemon bool   `name:"from-daemon" hidden:"" help:"render the running daemon's latest cycle instead of stdin; exit 75 when no daemon answers."`
 }
 
 type explainCmd struct {
@@ -77,6 +78,14 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		} else {
 			return fail(err.Error(), common.ExitFail)
 		}
+	}
+
+	if cmd == "status" && c.Status.FromDaemon {
+		in, ok := fromDaemon(e, &c.Globals)
+		if !ok {
+			return ExitNoDaemon
+		}
+		e.Stdin = in // the daemon's latest cycle takes the pipeline's place
 	}
 
 	var rows []*record.Row
