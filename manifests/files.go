@@ -25,7 +25,7 @@ func Bundled(fsys fs.FS, dir string) ([]File, error) {
 	}
 	var out []File
 	for _, e := range entries {
-		stem, ok := stemOf(e)
+		stem, ok := Stem(e)
 		if !ok {
 			continue
 		}
@@ -49,7 +49,7 @@ func Dir(dir string) ([]File, error) {
 	}
 	var out []File
 	for _, e := range entries {
-		stem, ok := stemOf(e)
+		stem, ok := Stem(e)
 		if !ok {
 			continue
 		}
@@ -60,7 +60,9 @@ func Dir(dir string) ([]File, error) {
 	return out, nil
 }
 
-func stemOf(e fs.DirEntry) (string, bool) {
+// Stem is the agent or action name a directory entry's file defines: a
+// <stem>.toml file that is neither a dotfile nor a directory.
+func Stem(e fs.DirEntry) (string, bool) {
 	stem, ok := strings.CutSuffix(e.Name(), ".toml")
 	return stem, ok && stem != "" && !e.IsDir() && !strings.HasPrefix(e.Name(), ".")
 }

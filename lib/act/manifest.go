@@ -91,7 +91,7 @@ type TextArm struct {
 }
 
 type fileT struct {
-	MinEngineVersion string                    `toml:"min_engine_version"`
+	MinEngineVersion any                       `toml:"min_engine_version"` // any: checked by manifest.Decode
 	Name             *string                   `toml:"name"`
 	Label            *string                   `toml:"label"`
 	Kind             *string                   `toml:"kind"`
@@ -140,16 +140,10 @@ func parse(stem, source string, data []byte) (*Action, error) {
 	if !manifest.ValidToken(stem) {
 		return nil, fmt.Errorf("action name %q (the file stem) must match [a-z0-9_-]+", stem)
 	}
-	mev, err := manifest.CheckEngine(data)
+	var f fileT
+	mev, md, err := manifest.Decode(data, &f, &f.MinEngineVersion)
 	if err != nil {
 		return nil, err
-	}
-
-	// Pass 2: strict.
-	var f fileT
-	md, err := toml.Decode(string(data), &f)
-	if err != nil {
-		return nil, manifest.TOMLError(err)
 	}
 	a := &Action{Name: stem, Source: source, MinEngineVersion: mev, Confirm: f.Confirm}
 	var sigils []string

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -362,7 +363,34 @@ func TestResolve(t *testing.T) {
 			if got != tt.want || explicit != tt.wantExplicit {
 				t.Errorf("Resolve = %q, %v; want %q, %v", got, explicit, tt.want, tt.wantExplicit)
 			}
+			// What a reloader watches covers whatever Resolve may pick.
+			cands := Candidates(tt.flag, envOf(tt.env), tt.home)
+			if got != "" && !slices.Contains(cands, got) {
+				t.Errorf("Candidates = %q lacks the resolved %q", cands, got)
+			}
 		})
+	}
+}
+
+func TestCandidates(t *testing.T) {
+	env := envOf(map[string]string{"XDG_CONFIG_HOME": "/x"})
+	tests := []struct {
+		name string
+		flag string
+		env  Env
+		home string
+		want []string
+	}{
+		{"a flag is the only candidate", "/f.toml", env, "/h", []string{"/f.toml"}},
+		{"so is TMA_CONFIG", "", envOf(map[string]string{"TMA_CONFIG": "/e.toml", "XDG_CONFIG_HOME": "/x"}), "/h", []string{"/e.toml"}},
+		{"XDG then home, existing or not", "", env, "/h", []string{"/x/tma/config.toml", "/h/.config/tma/config.toml"}},
+		{"relative XDG ignored", "", envOf(map[string]string{"XDG_CONFIG_HOME": "rel"}), "/h", []string{"/h/.config/tma/config.toml"}},
+		{"nothing", "", envOf(nil), "", nil},
+	}
+	for _, tt := range tests {
+		if got := Candidates(tt.flag, tt.env, tt.home); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: Candidates = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -110,12 +111,16 @@ func parse(data []byte) (*Config, error) {
 	return c, nil
 }
 
+// The error-path patterns compile when first needed: every process loads
+// the config, few of them meet a broken one.
 var (
 	// BurntSushi formats its decode errors as `toml: line N (last key "k"): msg`.
-	decodeErrRE   = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)
-	mismatchRE    = regexp.MustCompile(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
-	notTableRE    = regexp.MustCompile(`^type mismatch for \S+: expected table but found (\S+)$`)
-	goTypeToTOML  = strings.NewReplacer("map", "table", "slice", "array", "primitive (string-like)", "string")
+	decodeErrRE  = lazyRE(`^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)
+	mismatchRE   = lazyRE(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
+	notTableRE   = lazyRE(`^type mismatch for \S+: expected table but found (\S+)$`)
+	goTypeToTOML = sync.OnceValue(func() *strings.Replacer {
+		return strings.NewReplacer("map", "table", "slice", "array", "primitive (string-like)", "string")
+	})
 	goValueToTOML = map[string]string{
 		"int64": "integer", "float64": "float", "bool": "boolean", "string": "string",
 		"[]any": "array", "[]map[string]any": "array", "map[string]any": "table",
@@ -131,7 +136,7 @@ func decodeError(err error) error {
 		return &Error{Line: pe.Position.Line, Key: pe.LastKey, Msg: tidy(pe.Message)}
 	}
 	msg := err.Error()
-	if m := decodeErrRE.FindStringSubmatch(msg); m != nil {
+	if m := decodeErrRE().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		key, uerr := strconv.Unquote(m[2])
 		if uerr != nil {
@@ -150,10 +155,10 @@ func valueType(goType string) string {
 }
 
 func tidy(msg string) string {
-	if m := mismatchRE.FindStringSubmatch(msg); m != nil {
-		return "expected " + goTypeToTOML.Replace(m[2]) + ", found " + valueType(m[1])
+	if m := mismatchRE().FindStringSubmatch(msg); m != nil {
+		return "expected " + goTypeToTOML().Replace(m[2]) + ", found " + valueType(m[1])
 	}
-	if m := notTableRE.FindStringSubmatch(msg); m != nil {
+	if m := notTableRE().FindStringSubmatch(msg); m != nil {
 		return "expected a table, found " + valueType(m[1])
 	}
 	return msg
@@ -285,7 +290,11 @@ func tomlType(v any) string {
 	return "datetime"
 }
 
-var tokenRE = regexp.MustCompile(`\{[^{}]*\}`)
+var tokenRE = lazyRE(`\{[^{}]*\}`)
+
+func lazyRE(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
+}
 
 // validate checks the values the types cannot. Errors name the key; the line is not known here.
 func (c *Config) validate() error {
@@ -330,7 +339,7 @@ func (c *Config) validate() error {
 		if wn.Format == "" {
 			return &Error{Key: "daemon.window_names.format", Msg: "must not be empty"}
 		}
-		for _, tok := range tokenRE.FindAllString(wn.Format, -1) {
+		for _, tok := range tokenRE().FindAllString(wn.Format, -1) {
 			if !slices.Contains(WindowNameTokens, tok[1:len(tok)-1]) {
 				return &Error{Key: "daemon.window_names.format", Msg: fmt.Sprintf("unknown token %s (tokens: {%s})", tok, strings.Join(WindowNameTokens, "}, {"))}
 			}

@@ -32,6 +32,26 @@ func Resolve(flagPath string, env Env, home string) (path string, explicit bool)
 	return "", false
 }
 
+// Candidates lists every file Resolve may pick, highest first: the one --config or TMA_CONFIG
+// names, else the XDG and home paths whether or not they exist. A long-running reader watches
+// them all, so that creating, editing or removing any of them is noticed.
+func Candidates(flagPath string, env Env, home string) []string {
+	if flagPath != "" {
+		return []string{flagPath}
+	}
+	if v, _ := env("TMA_CONFIG"); v != "" {
+		return []string{v}
+	}
+	var out []string
+	if x, _ := env("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		out = append(out, filepath.Join(x, "tma", "config.toml"))
+	}
+	if home != "" {
+		out = append(out, filepath.Join(home, ".config", "tma", "config.toml"))
+	}
+	return out
+}
+
 // present is false only for a file that is certainly absent; any other stat failure counts as
 // present so that loading it reports the failure instead of silently falling back to defaults.
 func present(p string) bool {

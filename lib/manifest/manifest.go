@@ -3,7 +3,6 @@ package manifest
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,7 +44,7 @@ type Agent struct {
 	Bundled          bool
 	MinEngineVersion string
 	ProcessNames     []string
-	TitlePatterns    []*regexp.Regexp
+	TitlePatterns    []*Regex
 	Hooks            *Hooks // nil when the manifest has no [hooks]
 	Visible          []string
 	Rules            []Rule
@@ -64,7 +63,7 @@ type Hooks struct {
 // HookMap maps one hook event, optionally narrowed by a regex over the raw payload, to a claim.
 type HookMap struct {
 	Event   string
-	Matcher *regexp.Regexp // nil: every payload
+	Matcher *Regex // nil: every payload
 	Claim   Claim
 	TurnEnd bool
 }
@@ -110,7 +109,7 @@ type TelemetryContext struct {
 // The TOML shapes. Every field the schema allows appears here; anything else is left
 // undecoded and reported as an unknown key.
 type fileT struct {
-	MinEngineVersion string             `toml:"min_engine_version"`
+	MinEngineVersion any                `toml:"min_engine_version"` // any: checked by Decode
 	Identity         *identityT         `toml:"identity"`
 	Hooks            *hooksT            `toml:"hooks"`
 	Capture          *captureT          `toml:"capture"`
@@ -178,17 +177,22 @@ type contextT struct {
 	Format  string `toml:"format"`
 }
 
-var tokenRE = regexp.MustCompile(`^[a-z0-9_-]+$`)
-
 // ValidToken reports whether s is a valid detail token (or agent name): [a-z0-9_-]+.
-func ValidToken(s string) bool { return tokenRE.MatchString(s) }
+func ValidToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // IsState reports whether s is one of the four states.
 func IsState(s string) bool { return slices.Contains(States, s) }
 
 // Parse parses and validates one manifest. stem is the agent name (the file stem) and
-// source names the file in every error. min_engine_version is read before the strict parse,
-// so a manifest written for a newer engine reports "upgrade tma" instead of unknown keys.
+// source names the file in every error. min_engine_version is checked before the unknown
+// keys, so a manifest written for a newer engine reports "upgrade tma" instead.
 func Parse(stem, source string, data []byte) (*Agent, error) {
 	a, err := parse(stem, source, data)
 	if err != nil {
@@ -202,16 +206,10 @@ func parse(stem, source string, data []byte) (*Agent, error) {
 		return nil, fmt.Errorf("agent name %q (the file stem) must match [a-z0-9_-]+", stem)
 	}
 
-	mev, err := CheckEngine(data)
+	var f fileT
+	mev, md, err := Decode(data, &f, &f.MinEngineVersion)
 	if err != nil {
 		return nil, err
-	}
-
-	// Pass 2: strict.
-	var f fileT
-	md, err := toml.Decode(string(data), &f)
-	if err != nil {
-		return nil, TOMLError(err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))
@@ -292,7 +290,7 @@ func (a *Agent) fillIdentity(id *identityT) error {
 	}
 	a.ProcessNames = id.ProcessNames
 	for i, p := range id.TitlePatterns {
-		re, err := regexp.Compile(p)
+		re, err := checkRegex(p)
 		if err != nil {
 			return fmt.Errorf("identity.title_patterns[%d]: bad regex: %w", i, err)
 		}
@@ -379,7 +377,7 @@ func (a *Agent) compileHookMap(m hookMapT) (HookMap, error) {
 		return hm, errors.New("event: required")
 	}
 	if m.Matcher != nil {
-		re, err := regexp.Compile(*m.Matcher)
+		re, err := checkRegex(*m.Matcher)
 		if err != nil {
 			return hm, fmt.Errorf("matcher: bad regex: %w", err)
 		}
@@ -452,20 +450,47 @@ func (a *Agent) compileRule(i int, r ruleT) (Rule, error) {
 	return rule, nil
 }
 
-// CheckEngine is a manifest's first pass, shared by agent and action
-// manifests: min_engine_version only, read leniently, so a manifest for a
-// newer engine says "upgrade tma" rather than "unknown key".
-func CheckEngine(data []byte) (string, error) {
+// Decode is a manifest's one TOML decode, shared by agent and action
+// manifests: data into v, the manifest's strict shape, whose
+// min_engine_version field engine points at (typed any, so that any value
+// decodes and is judged here). It returns the checked version. A manifest for
+// a newer engine must say "upgrade tma" rather than fail on what this engine
+// does not know: callers check the version before the undecoded keys, and a
+// value of a type this engine does not expect falls back to reading the
+// version alone (a second decode, on that error path only).
+func Decode(data []byte, v any, engine *any) (string, toml.MetaData, error) {
+	md, err := toml.Decode(string(data), v)
+	if err != nil {
+		var pe toml.ParseError
+		if !errors.As(err, &pe) {
+			if _, verr := engineOnly(data); verr != nil {
+				return "", md, verr
+			}
+		}
+		return "", md, TOMLError(err)
+	}
+	mev, err := checkEngine(*engine)
+	return mev, md, err
+}
+
+// engineOnly reads min_engine_version alone, leniently, and checks it: for
+// a manifest the strict decode could not read, the version is the better
+// reason.
+func engineOnly(data []byte) (string, error) {
 	var head struct {
 		MinEngineVersion any `toml:"min_engine_version"`
 	}
 	if _, err := toml.Decode(string(data), &head); err != nil {
 		return "", TOMLError(err)
 	}
-	if head.MinEngineVersion == nil {
+	return checkEngine(head.MinEngineVersion)
+}
+
+func checkEngine(mev any) (string, error) {
+	if mev == nil {
 		return "", errors.New("missing min_engine_version")
 	}
-	v, ok := head.MinEngineVersion.(string)
+	v, ok := mev.(string)
 	if !ok {
 		return "", errors.New("min_engine_version must be a string such as \"0.1\"")
 	}

@@ -119,6 +119,9 @@ func TestParseErrors(t *testing.T) {
 		{"version garbage", "", strings.Replace(minimal, `"0.1"`, `"one"`, 1), "not a dotted version"},
 		{"newer version wins over unknown keys", "", strings.Replace(minimal, `"0.1"`, `"0.2"`, 1) + "future_key = 1\n", "upgrade tma"},
 		{"much newer version", "", strings.Replace(minimal, `"0.1"`, `"1.0"`, 1), "needs engine version 1.0"},
+		{"newer version wins over a retyped key", "", strings.Replace(strings.Replace(minimal, `"0.1"`, `"0.2"`, 1), `["myagent"]`, `"myagent"`, 1), "upgrade tma"},
+		{"a retyped key at this version", "", strings.Replace(minimal, `["myagent"]`, `"myagent"`, 1), "identity.process_names"},
+		{"missing version wins over a retyped key", "", strings.Replace(strings.Replace(minimal, `min_engine_version = "0.1"`, "", 1), `["myagent"]`, `"myagent"`, 1), "missing min_engine_version"},
 		{"missing identity", "", "min_engine_version = \"0.1\"\n[capture]\n", "missing [identity]"},
 		{"no process names", "", strings.Replace(minimal, `["myagent"]`, "[]", 1), "identity.process_names"},
 		{"missing capture", "", strings.Replace(minimal, "[capture]\n", "", 1), "missing [capture]"},
@@ -248,7 +251,7 @@ func writeFile(t *testing.T, dir, name, data string) {
 
 func names(s *Set) []string {
 	var out []string
-	for _, a := range s.Agents {
+	for _, a := range s.All() {
 		out = append(out, a.Name)
 	}
 	return out
@@ -262,8 +265,8 @@ func TestLoadBundled(t *testing.T) {
 	if diff := cmp.Diff([]string{"claude", "codex", "cursor", "gemini", "opencode", "pi"}, names(s)); diff != "" {
 		t.Errorf("agents (-want +got):\n%s", diff)
 	}
-	if len(s.Problems) != 0 {
-		t.Errorf("problems: %v", s.Problems)
+	if len(s.Problems()) != 0 {
+		t.Errorf("problems: %v", s.Problems())
 	}
 	if a := s.Get("claude"); a == nil || !a.Bundled {
 		t.Errorf("Get(claude) = %+v", a)
@@ -302,15 +305,15 @@ func TestLoadUserDir(t *testing.T) {
 	if !s.Get("codex").Bundled {
 		t.Error("codex should stay bundled")
 	}
-	if len(s.Problems) != 1 || s.Problems[0].File != filepath.Join(dir, "broken.toml") ||
-		!strings.Contains(s.Problems[0].Err.Error(), "unknown key capture.bogus") {
-		t.Errorf("problems = %v", s.Problems)
+	if len(s.Problems()) != 1 || s.Problems()[0].File != filepath.Join(dir, "broken.toml") ||
+		!strings.Contains(s.Problems()[0].Err.Error(), "unknown key capture.bogus") {
+		t.Errorf("problems = %v", s.Problems())
 	}
 
 	// A missing user dir is fine.
 	s, err = Load(LoadOptions{UserDir: filepath.Join(dir, "absent")})
-	if err != nil || len(s.Agents) != 6 || len(s.Problems) != 0 {
-		t.Errorf("missing user dir: %v, %d agents, problems %v", err, len(s.Agents), s.Problems)
+	if err != nil || len(s.All()) != 6 || len(s.Problems()) != 0 {
+		t.Errorf("missing user dir: %v, %d agents, problems %v", err, len(s.All()), s.Problems())
 	}
 }
 
@@ -328,8 +331,8 @@ func TestLoadManifestDir(t *testing.T) {
 	if diff := cmp.Diff([]string{"myagent"}, names(s)); diff != "" {
 		t.Errorf("closed set (-want +got):\n%s", diff)
 	}
-	if len(s.Problems) != 1 || !strings.Contains(s.Problems[0].Err.Error(), "typo.toml: rules[0]: state: required") {
-		t.Errorf("problems = %v", s.Problems)
+	if len(s.Problems()) != 1 || !strings.Contains(s.Problems()[0].Err.Error(), "typo.toml: rules[0]: state: required") {
+		t.Errorf("problems = %v", s.Problems())
 	}
 	if _, err := Load(LoadOptions{ManifestDir: filepath.Join(dir, "absent")}); err == nil {
 		t.Error("a missing --manifest-dir must be an error")

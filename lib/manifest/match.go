@@ -3,7 +3,6 @@ package manifest
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -24,9 +23,9 @@ const (
 // Match is one compiled node of a rule's match tree.
 type Match struct {
 	Kind     MatchKind
-	Text     string         // the substring or the regex source, for leaves
-	Re       *regexp.Regexp // compiled, for regex and line_regex
-	Children []*Match       // for any, all and not (exactly one child)
+	Text     string   // the substring or the regex source, for leaves
+	Re       *Regex   // for regex and line_regex
+	Children []*Match // for any, all and not (exactly one child)
 }
 
 func compileMatch(path string, m matchT) (*Match, error) {
@@ -63,13 +62,13 @@ func compileMatch(path string, m matchT) (*Match, error) {
 		}
 		return &Match{Kind: MatchContains, Text: *m.Contains}, nil
 	case m.Regex != nil:
-		re, err := regexp.Compile("(?m)" + *m.Regex)
+		re, err := checkRegex("(?m)" + *m.Regex)
 		if err != nil {
 			return nil, fmt.Errorf("%s.regex: bad regex: %w", path, err)
 		}
 		return &Match{Kind: MatchRegex, Text: *m.Regex, Re: re}, nil
 	case m.LineRegex != nil:
-		re, err := regexp.Compile(*m.LineRegex)
+		re, err := checkRegex(*m.LineRegex)
 		if err != nil {
 			return nil, fmt.Errorf("%s.line_regex: bad regex: %w", path, err)
 		}

@@ -170,7 +170,7 @@ func getAgent(ms *manifest.Set, name string) *manifest.Agent {
 func identify(tree []*proc.Proc, procs *proc.Table, ms *manifest.Set, title string) (*manifest.Agent, *proc.Proc) {
 	for _, q := range tree {
 		names := procs.Names(q)
-		for _, a := range ms.Agents {
+		for _, a := range ms.All() {
 			for _, n := range names {
 				if a.MatchesProcess(n) && a.MatchesTitle(title) {
 					return a, q

@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/filestate"
 	"github.com/tmaproject/tma/lib/fold"
 	"github.com/tmaproject/tma/lib/manifest"
 	"github.com/tmaproject/tma/lib/tmux"
@@ -100,53 +101,54 @@ type Loaded struct {
 	Manifests  *manifest.Set
 }
 
-// Load reads the config and the manifests the globals name.
+// Load reads the config and opens the manifests the globals name. A
+// manifest is decoded when first asked for (Manifests.Get, or All for
+// identity), so a run pays for the agents it meets; a user file that fails
+// then is named on stderr and skipped.
 func (g *Globals) Load(e *Env) (*Loaded, error) {
 	cfg, path, err := config.LoadResolved(g.Config, config.Env(e.Lookup))
 	if err != nil {
 		return nil, err
 	}
-	o := manifest.LoadOptions{ManifestDir: g.ManifestDir}
-	if g.ManifestDir == "" {
-		o.UserDir = userManifestDir(e)
-	}
-	ms, err := manifest.Load(o)
+	ms, err := manifest.Load(g.manifestOptions(e))
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range cfg.Agents {
 		ms.Override(a.Name, a.Enabled, a.ProcessNames)
 	}
-	for _, p := range ms.Problems {
-		fmt.Fprintf(e.Stderr, "%s: warning: manifest skipped: %v\n", e.Tool, p.Err)
-	}
 	return &Loaded{Config: cfg, ConfigPath: path, Manifests: ms}, nil
 }
 
-// LoadAgent reads the config and only the one manifest an agent event
-// needs (a hook runs on every event; parsing every manifest is most of its
-// cost). It returns a nil agent for an unknown or disabled agent.
+// LoadAgent is Load for an agent event: the config and the one manifest it
+// names. It returns a nil agent for an unknown or disabled agent.
 func (g *Globals) LoadAgent(e *Env, name string) (*Loaded, *manifest.Agent, error) {
-	cfg, path, err := config.LoadResolved(g.Config, config.Env(e.Lookup))
+	l, err := g.Load(e)
 	if err != nil {
 		return nil, nil, err
 	}
-	o := manifest.LoadOptions{ManifestDir: g.ManifestDir}
+	a := l.Manifests.Get(name)
+	if a == nil {
+		return nil, nil, nil
+	}
+	return l, a, nil
+}
+
+func (g *Globals) manifestOptions(e *Env) manifest.LoadOptions {
+	o := manifest.LoadOptions{ManifestDir: g.ManifestDir, OnProblem: func(p manifest.Problem) {
+		fmt.Fprintf(e.Stderr, "%s: warning: manifest skipped: %v\n", e.Tool, p.Err)
+	}}
 	if g.ManifestDir == "" {
 		o.UserDir = userManifestDir(e)
 	}
-	a, err := manifest.LoadAgent(o, name)
-	if err != nil || a == nil {
-		return nil, nil, err
-	}
-	set := &manifest.Set{Agents: []*manifest.Agent{a}}
-	for _, ov := range cfg.Agents {
-		set.Override(ov.Name, ov.Enabled, ov.ProcessNames)
-	}
-	if set.Get(name) == nil {
-		return nil, nil, nil // disabled by [[agent]] enabled = false
-	}
-	return &Loaded{Config: cfg, ConfigPath: path, Manifests: set}, set.Get(name), nil
+	return o
+}
+
+// sources is a snapshot of every file Load reads or would read: the config
+// candidates and the manifest directory's <stem>.toml files.
+func (g *Globals) sources(e *Env) filestate.Snapshot {
+	cands := config.Candidates(g.Config, config.Env(e.Lookup), e.Getenv("HOME"))
+	return filestate.Take(cands, filestate.Dir{Path: g.manifestOptions(e).Dir(), Suffix: ".toml"})
 }
 
 func userManifestDir(e *Env) string {

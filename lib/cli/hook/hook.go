@@ -64,7 +64,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if payload == "" {
 		payload = readPayload(stdin)
 	}
-	l, a, err := c.LoadAgent(e, c.Agent)
+	le := e // a skipped user manifest is named only under TMA_HOOK_DEBUG, as every other hook problem
+	if !debug {
+		le = common.Quiet(e)
+	}
+	l, a, err := c.LoadAgent(le, c.Agent)
 	if err != nil {
 		say("%v", err)
 		return 0

@@ -315,12 +315,12 @@ func (r *run) diagnose() (*Doctor, string) {
 
 	// Manifests and actions.
 	ms := r.loaded.Manifests
-	doc.Manifests.Loaded = len(ms.Agents)
-	for _, p := range ms.Problems {
+	doc.Manifests.Loaded = len(ms.All())
+	for _, p := range ms.Problems() {
 		doc.Manifests.Skipped = append(doc.Manifests.Skipped, dSkipped{File: p.File, Error: p.Err.Error()})
 		warn()
 	}
-	for _, a := range ms.Agents {
+	for _, a := range ms.All() {
 		for _, n := range a.ProcessNames {
 			if len(n) > 15 && !truncatedListed(a.ProcessNames, n) {
 				doc.ProcessNameIssues = append(doc.ProcessNameIssues, dNameIssue{Agent: a.Name, Name: n})

@@ -1,0 +1,120 @@
+package common
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const userManifest = "min_engine_version = \"0.1\"\n[identity]\nprocess_names = [\"mine\"]\n[capture]\n"
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReloaderReloadsOnChangeOnly runs a reloader over a real config dir:
+// an unchanged tick hands back the same load (and the manifests it already
+// decoded), each kind of edit is picked up at the next Get, and a broken
+// file keeps the previous load with one warning.
+func TestReloaderReloadsOnChangeOnly(t *testing.T) {
+	home := t.TempDir()
+	cfgDir := filepath.Join(home, ".config", "tma")
+	cfg := filepath.Join(cfgDir, "config.toml")
+	env := map[string]string{"HOME": home}
+	var stderr bytes.Buffer
+	e := &Env{Tool: "tma-test", Stderr: &stderr, Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+	g := &Globals{}
+
+	r, err := g.NewReloader(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := r.Get()
+	claude := first.Manifests.Get("claude")
+	if first.ConfigPath != "" || claude == nil {
+		t.Fatalf("zero-config load: %q, claude %v", first.ConfigPath, claude)
+	}
+	if r.Get() != first || r.Get().Manifests.Get("claude") != claude {
+		t.Fatal("an unchanged tick loaded again")
+	}
+
+	write(t, cfg, "[fold]\ndwell_secs = 7\n")
+	l := r.Get()
+	if l == first || l.Config.Fold.DwellSecs != 7 || l.ConfigPath != cfg {
+		t.Fatalf("a created config was not picked up: %+v", l.Config.Fold)
+	}
+	if r.Get() != l {
+		t.Fatal("loaded again with nothing changed")
+	}
+
+	// Each write changes the size: two writes inside one tick of the
+	// kernel's coarse file clock can share an mtime.
+	write(t, cfg, "[fold]\ndwell_secs = 19\n")
+	if l = r.Get(); l.Config.Fold.DwellSecs != 19 {
+		t.Fatalf("an edited config was not picked up: %+v", l.Config.Fold)
+	}
+
+	write(t, filepath.Join(cfgDir, "agents", "mine.toml"), userManifest)
+	if l = r.Get(); l.Manifests.Get("mine") == nil {
+		t.Fatal("an added user manifest was not picked up")
+	}
+	if err := os.Remove(filepath.Join(cfgDir, "agents", "mine.toml")); err != nil {
+		t.Fatal(err)
+	}
+	if l = r.Get(); l.Manifests.Get("mine") != nil {
+		t.Fatal("a removed user manifest is still served")
+	}
+
+	good := l
+	write(t, cfg, "[fold]\ndwell_secs = \"x\"\n")
+	if r.Get() != good || r.Get() != good {
+		t.Fatal("a broken config replaced the previous load")
+	}
+	if n := strings.Count(stderr.String(), "warning: keeping the previous config"); n != 1 {
+		t.Errorf("%d warnings for one breakage:\n%s", n, stderr.String())
+	}
+	write(t, cfg, "[fold]\ndwell_secs = 3\n")
+	if l = r.Get(); l.Config.Fold.DwellSecs != 3 {
+		t.Fatalf("the fixed config was not picked up: %+v", l.Config.Fold)
+	}
+}
+
+// TestLoadWarnsOnFirstUse: a broken user manifest is named on stderr when
+// its agent is first asked for, once, and the bundled one stands in.
+func TestLoadWarnsOnFirstUse(t *testing.T) {
+	home := t.TempDir()
+	write(t, filepath.Join(home, ".config", "tma", "agents", "claude.toml"), userManifest+"bogus = 1\n")
+	var stderr bytes.Buffer
+	e := &Env{Tool: "tma-test", Stderr: &stderr, Lookup: func(k string) (string, bool) {
+		if k == "HOME" {
+			return home, true
+		}
+		return "", false
+	}}
+	l, err := (&Globals{}).Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stderr.Len() != 0 {
+		t.Fatalf("warned before any use: %s", stderr.String())
+	}
+	if a := l.Manifests.Get("codex"); a == nil || stderr.Len() != 0 {
+		t.Fatalf("asking for codex read claude's file: %s", stderr.String())
+	}
+	a := l.Manifests.Get("claude")
+	l.Manifests.Get("claude")
+	if a == nil || !a.Bundled {
+		t.Fatalf("Get(claude) = %+v, want the bundled one", a)
+	}
+	if got := stderr.String(); strings.Count(got, "tma-test: warning: manifest skipped: ") != 1 || !strings.Contains(got, "claude.toml: unknown key capture.bogus") {
+		t.Errorf("stderr = %q", got)
+	}
+}
