@@ -444,7 +444,10 @@ func TestDaemonHookAck(t *testing.T) {
 	if !strings.Contains(errs, "handed to the daemon") {
 		t.Fatalf("the hook did not hand over:\n%s", errs)
 	}
-	e.s.WaitFor(func() bool { o := e.opts(a.Pane); return o["@agent_state"] == "working" && o["@agent_source"] == "hook" }, "the daemon's commit")
+	e.s.WaitFor(func() bool {
+		o := e.opts(a.Pane)
+		return o["@agent_state"] == "working" && o["@agent_source"] == "hook"
+	}, "the daemon's commit")
 	e.s.WaitFor(func() bool { return strings.Contains(e.daemonLog(), "hook claude UserPromptSubmit on "+a.Pane) }, "the commit in the daemon's log")
 	e.stopDaemon()
 
