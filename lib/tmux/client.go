@@ -17,6 +17,9 @@ import (
 // status segment, never a hung hook or status line.
 const DefaultTimeout = 3 * time.Second
 
+// KillWait is how long a timed-out call waits for its pipes after the kill.
+const KillWait = 200 * time.Millisecond
+
 // Target names the server tma talks to.
 type Target struct {
 	SocketName string // -L
@@ -150,6 +153,10 @@ func (c *Client) Run(ctx context.Context, stdin string, args ...string) (string,
 	// tmux refuses to nest when TMUX is set for some commands; we always name
 	// the server explicitly or rely on $TMUX on purpose, so leave env alone.
 	cmd.Env = os.Environ()
+	// The client hands its stdio to the server over the socket: a stopped
+	// (SIGSTOP) server holds those fds in its unread queue after the kill,
+	// so the pipes never reach EOF. WaitDelay closes them for us.
+	cmd.WaitDelay = KillWait
 	c.Spawns++
 	err := cmd.Run()
 	if err == nil {

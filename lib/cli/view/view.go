@@ -52,7 +52,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "tma %s\n", common.Version)
 		return common.ExitOK
 	}
-	quiet := cmd == "status"
+	// Only the status line's own format stays silent on failure (its stderr
+	// has nowhere to go but the status bar); json, prom and plain feed
+	// scripts and scrapers, which need to hear why.
+	quiet := cmd == "status" && c.Status.Format == "tmux"
 	fail := func(msg string, code int) int {
 		if !quiet {
 			fmt.Fprintf(stderr, "tma: error: %s\n", msg)

@@ -1,0 +1,77 @@
+package integration
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// serverPID is the test server's pid.
+func (e *env) serverPID() int {
+	e.t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(e.s.MustRun("display", "-p", "#{pid}")))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return pid
+}
+
+// A stopped server (SIGSTOP: the socket still accepts, nobody answers): a
+// hook exits 0 within 3 s; ls and every status format but the status
+// line's own fail with a clear message within their bound.
+func TestStoppedServer(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.ls()
+	pid := e.serverPID()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+
+	start := time.Now()
+	cmd := exec.Command(filepath.Join(binDir, "tma-hook"), "claude", "PreToolUse")
+	cmd.Env = e.hookEnv(a.Pane)
+	cmd.Stdin = strings.NewReader(`{` + sess + `,"tool_name":"Bash"}`)
+	if err := cmd.Run(); err != nil {
+		t.Errorf("hook: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the hook took %s on a stopped server", d)
+	}
+	for _, args := range [][]string{{"ls"}, {"status", "--format", "json"}, {"status", "--format", "prom"}, {"status", "--format", "plain"}} {
+		start := time.Now()
+		out, errs, code := e.tma(args...)
+		if code == 0 || out != "" || !strings.Contains(errs, "did not answer within") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%v took %s", args, d)
+		}
+	}
+	// The status line's own format stays silent (and still fails).
+	out, errs, code := e.tma("status")
+	if code == 0 || out != "" || errs != "" {
+		t.Errorf("status (tmux format): exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// An absent tmux binary: a clear error naming it, and a hook that exits 0.
+func TestAbsentTmuxBinary(t *testing.T) {
+	e := newEnv(t, laneOff)
+	t.Setenv("TMA_TMUX_BIN", filepath.Join(t.TempDir(), "no-tmux"))
+	_, errs, code := e.tma("ls")
+	if code != 1 || !strings.Contains(errs, "no-tmux") || !strings.Contains(errs, "not found") {
+		t.Errorf("ls: exit %d: %q", code, errs)
+	}
+	cmd := exec.Command(filepath.Join(binDir, "tma-hook"), "claude", "Stop")
+	cmd.Env = append(e.hookEnv("%0"), "TMA_TMUX_BIN="+filepath.Join(t.TempDir(), "no-tmux"))
+	cmd.Stdin = strings.NewReader(`{}`)
+	if err := cmd.Run(); err != nil {
+		t.Errorf("hook: %v", err)
+	}
+}
