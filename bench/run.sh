@@ -17,8 +17,10 @@ while [ "$i" -le "$runs" ]; do
 	printf '\n# run %s (loadavg before: %s)\n' "$i" "$(cut -d' ' -f1-3 /proc/loadavg)"
 	go test -count=1 -run '^$' -bench . -benchtime 20x ./bench/ >"$f" 2>&1 || status=1
 	# The summaries: each from its "## " heading to the next benchmark line,
-	# the push latency lines, and any failure.
-	awk '/^## /{p=1} /^(Benchmark|PASS|ok|FAIL|goos|goarch|pkg|cpu)/{p=0} /^push latency|^--- FAIL|^    /{print; next} p' "$f"
+	# the push latency lines, and every failure with its messages.
+	awk '/^--- FAIL/{f=1; print; next} f && /^    /{print; next} {f=0}
+		/^## /{p=1} /^(Benchmark|PASS|ok|FAIL|goos|goarch|pkg|cpu)/{p=0}
+		/^push latency/{print; next} p' "$f"
 	i=$((i + 1))
 done
 exit "$status"
