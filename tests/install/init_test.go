@@ -91,7 +91,8 @@ func TestInitFirstRunThenNothing(t *testing.T) {
 		"tma: proposed change to ~/.config/tma/tmux.conf (tma keybindings):",
 		"tma: proposed change to ~/.tmux.conf (tma keys source-file):",
 		"tma: installed keybindings (~/.config/tma/tmux.conf).",
-		"tma: init 5-6/7: the daemon: tma has no daemon yet",
+		"tma: init 5/7: a resident daemon of another build",
+		"tma: init 6/7: the daemon (as tma daemon --ensure)\n  not started: --daemon starts one now",
 		"tma: init 7/7: tma doctor",
 		"ambient:",
 		"wrapper: tma-hook ✓ on $PATH",
@@ -104,7 +105,7 @@ func TestInitFirstRunThenNothing(t *testing.T) {
 	}
 	// Ordered as the manual's steps.
 	last := -1
-	for _, step := range []string{"init 1/7", "init 2/7", "init 3/7", "init 4/7", "init 5-6/7", "init 7/7"} {
+	for _, step := range []string{"init 1/7", "init 2/7", "init 3/7", "init 4/7", "init 5/7", "init 6/7", "init 7/7"} {
 		i := strings.Index(r.stdout, step)
 		if i < last {
 			t.Fatalf("%s out of order:\n%s", step, r.stdout)
@@ -201,8 +202,8 @@ func TestInitStatusLineFromConfig(t *testing.T) {
 }
 
 // TestInitFailedStepGoesOn: a step that fails (no tma-hook to wire) does not
-// stop the others; the run exits 1. --daemon fails its step: there is no
-// daemon to start.
+// stop the others; the run exits 1. --daemon fails its step with no tmux
+// server to start a daemon for.
 func TestInitFailedStepGoesOn(t *testing.T) {
 	h := newHome(t)
 	writeExec(t, filepath.Join(h.Bin, "claude"))
@@ -215,7 +216,7 @@ func TestInitFailedStepGoesOn(t *testing.T) {
 
 	h2 := newHome(t)
 	r = tma(t, "init", "--yes", "--daemon")
-	must(t, r, 1, "tma: error: --daemon: tma has no daemon yet (tma daemon is not built); nothing was started", "tma: init 7/7")
+	must(t, r, 1, "tma: error: --daemon: no tmux server running on", "tma: init 7/7")
 	if h2.read(".config/tma/tmux.conf") == "<absent>" {
 		t.Fatal("--daemon stopped the other steps")
 	}

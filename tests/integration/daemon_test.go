@@ -2,11 +2,13 @@ package integration
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/daemon"
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
 // The daemon tier against real, isolated servers. Every daemon a test
@@ -515,4 +518,115 @@ func TestDaemonHookAck(t *testing.T) {
 func root() string {
 	wd, _ := os.Getwd()
 	return filepath.Join(wd, "..", "..")
+}
+
+func (e *env) writeConfig(body string) {
+	e.t.Helper()
+	d := filepath.Join(e.home, ".config", "tma")
+	os.MkdirAll(d, 0o755)
+	if err := os.WriteFile(filepath.Join(d, "config.toml"), []byte(body), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// TestDaemonReload: tma reload swaps a good config in (the status glyph
+// follows); a broken one is refused with exit 1 naming it, the daemon keeps
+// its pair and its pipeline, logs the failure, and doctor shows it until a
+// reload takes.
+func TestDaemonReload(t *testing.T) {
+	e := newEnv(t, "[status]\nblocked = { glyph = \"X\" }\n")
+	e.s.StartAgent("claude", claudeBlocked)
+	e.ensure()
+	e.s.WaitFor(func() bool { return strings.Contains(e.statusOption(), "]X1#") }, "the X glyph in @tma_status")
+
+	e.writeConfig("[status]\nblocked = { glyph = 5 }\n")
+	_, errs, code := e.tma("reload")
+	if code != 1 || !strings.Contains(errs, "kept its previous config and manifests") || !strings.Contains(errs, "config.toml") {
+		t.Fatalf("a broken config: exit %d %s", code, errs)
+	}
+	if !strings.Contains(e.daemonLog(), "reload failed, keeping the previous config and manifests") {
+		t.Fatalf("log:\n%s", e.daemonLog())
+	}
+	h := e.hello()
+	if h.Pipeline != "running" || h.ReloadError == "" {
+		t.Fatalf("after a failed reload: %+v", h)
+	}
+	// The daemon and its stages run on: the old glyph still renders.
+	cycles := h.Cycles
+	e.s.WaitFor(func() bool { return e.hello().Cycles > cycles+1 }, "cycles after the failed reload")
+	if got := e.statusOption(); !strings.Contains(got, "]X1#") {
+		t.Fatalf("@tma_status after a failed reload: %q", got)
+	}
+
+	// Fixed but not yet reloaded: doctor names the failed reload.
+	e.writeConfig("[status]\nblocked = { glyph = \"Y\" }\n")
+	out, _, _ := e.tma("doctor")
+	if !regexp.MustCompile(`(?m)^daemon:  running \(.*\.sock\)\n {9}its last reload \(\d\d:\d\d:\d\d\) failed and it kept the config and manifests it had: `).MatchString(out) {
+		t.Fatalf("doctor after a failed reload:\n%s", out)
+	}
+	out, errs, code = e.tma("reload")
+	if code != 0 || out != "tma: reloaded the daemon's config + manifests\n" {
+		t.Fatalf("a good reload: exit %d\n%s%s", code, out, errs)
+	}
+	e.s.WaitFor(func() bool { return strings.Contains(e.statusOption(), "]Y1#") }, "the Y glyph in @tma_status")
+	if h := e.hello(); h.ReloadError != "" {
+		t.Fatalf("the error outlived a good reload: %+v", h)
+	}
+	if out, _, _ := e.tma("doctor"); strings.Contains(out, "last reload") {
+		t.Fatalf("doctor still names a failed reload:\n%s", out)
+	}
+	// The stages read what the daemon accepted.
+	if b, _ := os.ReadFile(e.paths().Config); string(b) != "[status]\nblocked = { glyph = \"Y\" }\n" {
+		t.Fatalf("the stages' config: %q", b)
+	}
+}
+
+// TestDaemonDoctor: with a daemon, doctor's daemon line says running, wired
+// panes reach tier 3 (no "not tier" line), an unwired one stays at tier 1
+// with the daemon's fallback named, a detached server is covered, and a
+// daemon of another build is named with the restart to run.
+func TestDaemonDoctor(t *testing.T) {
+	e := newEnv(t, "")
+	if _, errs, code := e.tma("install-hooks", "claude", "--yes"); code != 0 {
+		t.Fatalf("install-hooks: %d %s", code, errs)
+	}
+	a := e.s.StartAgent("claude", claudeBlocked)
+	b := e.s.StartAgent("codex", claudeIdle)
+	r := e.ensure()
+	out, _, _ := e.tma("doctor")
+	for _, re := range []string{
+		`(?m)^daemon:  running \(` + regexp.QuoteMeta(e.paths().Socket) + `\)$`,
+		"(?m)^clients: none attached — `#\\(\\)` status jobs do not run detached; the daemon is keeping state fresh meanwhile$",
+		`(?m)^  ` + regexp.QuoteMeta(a.Pane) + `\s+claude\s+s:\d+\.0\s+tier 3   `,
+		`(?m)^  ` + regexp.QuoteMeta(b.Pane) + `\s+codex\s+s:\d+\.0\s+tier 1   .*\n.*\n\s+not tier 2: hooks not installed for codex .*; a daemon is running and provides fallback capture \(tier 3\)$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("doctor lacks %s:\n%s", re, out)
+		}
+	}
+	if strings.Contains(out, "not tier 3") || strings.Contains(out, "differs from this CLI") {
+		t.Errorf("doctor with this build's daemon:\n%s", out)
+	}
+	js, _, _ := e.tma("doctor", "--json")
+	var doc struct {
+		Daemon json.RawMessage `json:"daemon"`
+	}
+	json.Unmarshal([]byte(js), &doc)
+	var dd map[string]any
+	json.Unmarshal(doc.Daemon, &dd)
+	if dd["alive"] != true || dd["version"] != r.Version || dd["version_skew"] != false || dd["reload_error"] != nil {
+		t.Fatalf("doctor --json daemon: %s", doc.Daemon)
+	}
+	if got := testkit.KeyOrder(t, string(doc.Daemon)); got != "alive socket version version_skew reload_error" {
+		t.Errorf("daemon keys %s", got)
+	}
+
+	// Another build's daemon (a stand-in holding the lock as 0.0.1).
+	e.stopDaemon()
+	holdLockEnv(t, e.paths(), ":")
+	out, _, _ = e.tma("doctor")
+	want := "daemon:  running (" + e.paths().Socket + ")\n         version 0.0.1 differs from this CLI (" + r.Version + ") — `tma reload` only re-reads config and manifests; run `tma daemon --restart` to put this build in its place\n"
+	if !strings.Contains(out, want) {
+		t.Fatalf("doctor with a skewed daemon:\n%s\nwant:\n%s", out, want)
+	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/cli/common"
-	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/install"
 	"github.com/tmaproject/tma/lib/notify"
 	"github.com/tmaproject/tma/lib/record"
@@ -64,8 +63,11 @@ type dServer struct {
 	Old         bool   `json:"older_than_3_6"`
 }
 type dDaemon struct {
-	Alive  bool   `json:"alive"`
-	Socket string `json:"socket"`
+	Alive       bool    `json:"alive"`
+	Socket      string  `json:"socket"`
+	Version     *string `json:"version"`
+	VersionSkew bool    `json:"version_skew"`
+	ReloadError *string `json:"reload_error"`
 }
 type dAmbient struct {
 	Polling    bool   `json:"polling"`
@@ -217,13 +219,14 @@ func (r *run) diagnose() (*Doctor, string) {
 		doc.Server.Reachable, doc.Server.Socket, doc.Server.TmuxVersion = true, res.Cycle.Server, res.Cycle.TmuxVersion
 		doc.Server.Old = olderThan(res.Cycle.TmuxVersion, 3, 6)
 	}
-	doc.Daemon.Socket = daemon.For(doc.Server.Socket).Socket
+	dm := r.daemonOf(doc.Server.Socket)
+	doc.Daemon = dm.doc()
 
 	if serr != nil {
 		line("server:", "%s", common.DescribeTmuxError(r.e, c, serr))
 		warn()
 	}
-	line("daemon:", "not running (%s) — tier 3 needs a running daemon (`tma daemon --ensure`)", doc.Daemon.Socket)
+	dm.lines(line)
 	if serr == nil {
 		if res.Cycle.LastPollMS > 0 {
 			lp, age := res.Cycle.LastPollMS, now-res.Cycle.LastPollMS
@@ -242,6 +245,8 @@ func (r *run) diagnose() (*Doctor, string) {
 		}
 		if doc.Clients.Attached > 0 {
 			line("clients:", "%d attached", doc.Clients.Attached)
+		} else if dm.up() {
+			line("clients:", "none attached — `#()` status jobs do not run detached; the daemon is keeping state fresh meanwhile")
 		} else {
 			doc.Clients.Warning = true
 			warn()
@@ -500,6 +505,8 @@ func (r *run) diagnose() (*Doctor, string) {
 		}
 		var reason string
 		switch {
+		case da.Tier == 2 && dm.up():
+			da.Tier = 3
 		case da.Tier == 2:
 			reason = "not tier 3: daemon not running (events direct-stamp; run `tma daemon --ensure` for the daemon tier)"
 		case da.HookStatus == "not_installed":
@@ -511,7 +518,10 @@ func (r *run) diagnose() (*Doctor, string) {
 		default:
 			reason = fmt.Sprintf("not tier 2: tma ships no install-hooks adapter for %s; wire its hooks by hand to call tma-hook %s <event>", p.Agent, p.Agent)
 		}
-		da.TierReason = &reason
+		if da.Tier == 1 && dm.up() {
+			reason += "; a daemon is running and provides fallback capture (tier 3)"
+		}
+		da.TierReason = strp(reason)
 		if da.Tier < supports {
 			doc.BelowTier++
 		}
@@ -529,7 +539,9 @@ func (r *run) diagnose() (*Doctor, string) {
 		if da.Model != nil {
 			fmt.Fprintf(&b, "       model: %s\n", *da.Model)
 		}
-		fmt.Fprintf(&b, "       %s\n", reason)
+		if reason != "" {
+			fmt.Fprintf(&b, "       %s\n", reason)
+		}
 		doc.Agents = append(doc.Agents, da)
 	}
 	return doc, b.String()

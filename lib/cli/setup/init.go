@@ -14,7 +14,7 @@ import (
 
 type initCmd struct {
 	Yes       bool   `name:"yes" short:"y" help:"answer yes to every confirmation."`
-	Daemon    bool   `name:"daemon" help:"start the daemon as tma daemon --ensure does (tma has no daemon yet: the step fails)."`
+	Daemon    bool   `name:"daemon" help:"start the daemon for this server, as tma daemon --ensure does."`
 	ConfigDir string `name:"config-dir" placeholder:"DIR" help:"where the managed keybindings file lives, as install-keys --config-dir (env TMA_CONFIG_DIR)."`
 	Conf      string `name:"conf" placeholder:"PATH" help:"the tmux config the keys' source-file line and the status-line advice are for, as install-keys --conf."`
 }
@@ -87,10 +87,22 @@ func (r *run) initRun(k *initCmd) int {
 	r.step("4/7", "the keybindings (as tma install-keys)")
 	r.keys(r.initKeys(k))
 
-	r.step("5-6/7", "the daemon: tma has no daemon yet, so there is no resident daemon to restart and none to start (the status line's `tma status` is the driver)")
-	if k.Daemon {
-		r.e.Errorf("--daemon: tma has no daemon yet (tma daemon is not built); nothing was started")
-		r.failed = true
+	server := r.serverSocket()
+	r.step("5/7", "a resident daemon of another build")
+	switch {
+	case server == "":
+		r.out("  no tmux server to ask")
+	case r.daemonOf(server).skewed():
+		r.offerRestart(server)
+	default:
+		r.out("  none (a daemon of this build, or none at all)")
+	}
+	r.step("6/7", "the daemon (as tma daemon --ensure)")
+	switch {
+	case k.Daemon:
+		r.startDaemon()
+	default:
+		r.out("  not started: --daemon starts one now; the keybindings' launcher starts one with every server that loads them")
 	}
 
 	code := r.exit()

@@ -321,6 +321,13 @@ func (r *run) install() int {
 		return common.ExitOK
 	}
 	r.installAgents(targets)
+	// The hooks now point at this build; a daemon of another one would
+	// answer them.
+	if !r.failed && !r.declined {
+		if s := r.serverSocket(); s != "" {
+			r.offerRestart(s)
+		}
+	}
 	return r.exit()
 }
 

@@ -1,0 +1,155 @@
+package setup
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tmaproject/tma/lib/cli/common"
+	clidaemon "github.com/tmaproject/tma/lib/cli/daemon"
+	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/daemon"
+)
+
+// daemonOf is what doctor, init and install-hooks know about the server's
+// daemon: who holds its lock (and the version written there) and, when it
+// answers, what it says of itself.
+type daemonView struct {
+	paths   daemon.Paths
+	running *daemon.Running
+	hello   *daemon.Hello
+}
+
+func (r *run) daemonOf(server string) *daemonView {
+	v := &daemonView{paths: daemon.ForEnv(server, r.e.Getenv)}
+	v.running, _ = daemon.Find(v.paths)
+	if v.running != nil {
+		v.hello, _ = daemon.Ask(v.paths, time.Second)
+	}
+	return v
+}
+
+func (v *daemonView) up() bool { return v.running != nil }
+
+// skewed: a daemon of another build than this CLI.
+func (v *daemonView) skewed() bool { return v.running != nil && v.running.Version != common.Version }
+
+func (v *daemonView) doc() dDaemon {
+	d := dDaemon{Alive: v.up(), Socket: v.paths.Socket}
+	if v.running != nil {
+		ver := v.running.Version
+		d.Version, d.VersionSkew = &ver, v.skewed()
+	}
+	if v.hello != nil && v.hello.ReloadError != "" {
+		e := v.hello.ReloadError
+		d.ReloadError = &e
+	}
+	return d
+}
+
+// lines writes doctor's daemon: line and what follows it. Neither a
+// missing daemon nor a skewed one is a warning: they are runtime choices.
+func (v *daemonView) lines(line func(label, format string, a ...any)) {
+	if !v.up() {
+		line("daemon:", "not running (%s) — tier 3 needs a running daemon (`tma daemon --ensure`)", v.paths.Socket)
+		return
+	}
+	line("daemon:", "running (%s)", v.paths.Socket)
+	if v.skewed() {
+		line("", "version %s differs from this CLI (%s) — `tma reload` only re-reads config and manifests; run `tma daemon --restart` to put this build in its place",
+			orUnknown(v.running.Version), common.Version)
+	}
+	if v.hello != nil && v.hello.ReloadError != "" {
+		line("", "its last reload (%s) failed and it kept the config and manifests it had: %s — fix the file, then `tma reload`",
+			time.UnixMilli(v.hello.ReloadMS).Format("15:04:05"), v.hello.ReloadError)
+	}
+}
+
+func orUnknown(v string) string {
+	if v == "" {
+		return "(unknown)"
+	}
+	return v
+}
+
+// offerRestart is init's step 5 and install-hooks' closing check: a
+// running daemon of another build gets the restart offered, on the same
+// confirm terms as every write; declining is not a failure.
+func (r *run) offerRestart(server string) {
+	v := r.daemonOf(server)
+	if !v.skewed() {
+		return
+	}
+	fmt.Fprintf(r.e.Stdout, "tma: the daemon running for this server is version %s, not this build (%s): the hooks just wired reach that build\n", orUnknown(v.running.Version), common.Version)
+	if !r.ask("Restart it with this build?") {
+		r.out("tma: left the running daemon as it is (`tma daemon --restart` when you are ready)")
+		return
+	}
+	srv, err := clidaemon.Resolve(r.e, r.g, r.config())
+	if err == nil {
+		var h *daemon.Hello
+		if h, err = clidaemon.Restart(r.e, r.g, srv); err == nil {
+			r.out("tma: daemon restarted (%s)", h.Version)
+			return
+		}
+	}
+	r.e.Errorf("%v", err)
+	r.failed = true
+}
+
+// ask is a yes/no question whose no is not a failure: --yes accepts, no
+// terminal declines quietly.
+func (r *run) ask(question string) bool {
+	if r.h.Yes {
+		return true
+	}
+	if !r.terminal() {
+		return false
+	}
+	fmt.Fprintf(r.e.Stdout, "%s [y/N] ", question)
+	line, _ := bufio.NewReader(r.e.Stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
+}
+
+// config is the loaded config, else the defaults (a tmux binary to ask).
+func (r *run) config() *config.Config {
+	if r.loaded != nil {
+		return r.loaded.Config
+	}
+	if l, err := r.g.Load(common.Quiet(r.e)); err == nil {
+		return l.Config
+	}
+	return config.Default()
+}
+
+// startDaemon is init --daemon: what `tma daemon --ensure` does.
+func (r *run) startDaemon() {
+	srv, err := clidaemon.Resolve(r.e, r.g, r.config())
+	if err == nil {
+		var h *daemon.Hello
+		if h, err = clidaemon.Ensure(r.e, r.g, srv); err == nil {
+			if h == nil {
+				r.out("tma: a daemon is already running for this server (%s)", srv.Paths.Socket)
+			} else {
+				r.out("tma: started the daemon (%s, pid %d)", h.Version, h.PID)
+			}
+			return
+		}
+	}
+	r.e.Errorf("--daemon: %v", err)
+	r.failed = true
+}
+
+// serverSocket is the server's #{socket_path}, "" when there is no server.
+func (r *run) serverSocket() string {
+	srv, err := clidaemon.Resolve(r.e, r.g, r.config())
+	if err != nil {
+		return ""
+	}
+	return srv.Socket
+}
