@@ -26,6 +26,7 @@ type Pusher struct {
 	mu     sync.Mutex
 	procs  map[string]*exec.Cmd // session id -> its control client
 	dead   map[string]time.Time // session id -> when its client failed
+	live   sync.WaitGroup       // one per control client not yet reaped
 }
 
 // MaxControlClients bounds the control clients one follower keeps.
@@ -103,7 +104,9 @@ func (p *Pusher) attach(session string) error {
 	}
 	p.client.Spawns++
 	p.procs[session] = cmd
+	p.live.Add(1)
 	go func() {
+		defer p.live.Done()
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
@@ -135,13 +138,24 @@ func pushes(line string) bool {
 	return false
 }
 
-// Close detaches every control client.
+// CloseWait bounds how long Close waits for the killed clients to be
+// reaped: a follower ending on a signal must be gone within a second.
+const CloseWait = 500 * time.Millisecond
+
+// Close ends every control client and waits (at most CloseWait) until they
+// are reaped, so none outlives the follower that started it.
 func (p *Pusher) Close() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	for s, cmd := range p.procs {
 		_ = cmd.Process.Kill()
 		delete(p.procs, s)
+	}
+	p.mu.Unlock()
+	done := make(chan struct{})
+	go func() { p.live.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(CloseWait):
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/mattn/go-isatty"
+	"github.com/tmaproject/tma/lib/lifeline"
 	"github.com/tmaproject/tma/lib/record"
 )
 
@@ -111,9 +112,10 @@ func ErrorCode(x *record.Error) int {
 // the current config and manifests to each (which writes what it emits), and
 // flushes per cycle. A failure, its own or a malformed input, becomes an
 // error record on stdout (so it reaches the end of the pipe) and exit 1. In
-// a follow pipeline the filter ends with its reader.
+// a follow pipeline the filter ends with its reader and its parent.
 func Filter(e *Env, g *Globals, each func(l *Loaded, grp *Group, w *record.Writer) error) int {
-	DieWithReader(e.Stdout)
+	lifeline.Bind()
+	lifeline.DieWithReader(e.Stdout)
 	w := record.NewWriter(e.Stdout)
 	defer w.Flush()
 	fail := func(err error) int {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/lifeline"
 	"github.com/tmaproject/tma/lib/record"
 	libscan "github.com/tmaproject/tma/lib/scan"
 	"github.com/tmaproject/tma/lib/tmux"
@@ -30,6 +31,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, code, ok := common.Parse(e, &c, "Observe every pane of a tmux server once and emit NDJSON records (cycle, pane…, end).", args); !ok {
 		return code
 	}
+	lifeline.Bind()
 	w := record.NewWriter(stdout)
 	defer w.Flush()
 	fail := func(msg string, code int) int {
@@ -87,8 +89,14 @@ const (
 // Control mode that fails degrades silently to polling; the pusher
 // re-probes. A tmux call that times out is a skipped tick; a server that is
 // gone ends the stream.
+//
+// It ends with its pipeline (see lib/lifeline): on its parent's death or an
+// ending signal it detaches its control clients and exits with the shell's
+// code for the signal; when its reader is gone, at once.
 func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Options, rl *common.Reloader, interval time.Duration, push bool, fail func(string, int) int) int {
-	common.DieWithReader(e.Stdout)
+	lifeline.DieWithReader(e.Stdout)
+	ctx, stop := lifeline.Context(common.Background())
+	defer stop()
 	if interval < 100*time.Millisecond {
 		interval = 100 * time.Millisecond
 	}
@@ -99,13 +107,20 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 		defer pusher.Close()
 		pushC = pusher.C
 	}
+	ended := func() int {
+		s, _ := lifeline.Cause(ctx)
+		return s.Code()
+	}
 	noted := false
 	var last time.Time
 	for {
 		last = time.Now()
 		l := rl.Get()
 		opts.Manifests, opts.Tuning = l.Manifests, l.Tuning()
-		res, err := libscan.Run(common.Background(), tc, opts)
+		res, err := libscan.Run(ctx, tc, opts)
+		if ctx.Err() != nil {
+			return ended()
+		}
 		switch {
 		case errors.Is(err, tmux.ErrTimeout):
 			if !noted {
@@ -124,6 +139,8 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 		}
 		timer := time.NewTimer(interval - time.Since(last))
 		select {
+		case <-ctx.Done():
+			return ended()
 		case <-timer.C:
 		case <-pushC:
 			timer.Stop()
@@ -133,7 +150,11 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 			if gap := MinPushGap - time.Since(last); gap > wait {
 				wait = gap
 			}
-			time.Sleep(wait)
+			select {
+			case <-ctx.Done():
+				return ended()
+			case <-time.After(wait):
+			}
 			select {
 			case <-pushC:
 			default:

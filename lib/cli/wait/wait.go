@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/gitinfo"
+	"github.com/tmaproject/tma/lib/lifeline"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/selector"
 	"github.com/tmaproject/tma/lib/stream"
@@ -51,6 +52,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	// The consumer end of a follow pipeline dies with the dispatcher, by
+	// the signal's default action: nothing of ours needs undoing, and
+	// nothing may reach the caller's stdout once the dispatcher is gone.
+	lifeline.Bind()
 	if strings.HasPrefix(kctx.Command(), "subscribe") {
 		return subscribe(e, &c.Subscribe)
 	}
@@ -231,7 +236,7 @@ func subscribe(e *common.Env, c *subscribeCmd) int {
 		return libwait.ExitUsage
 	}
 	// A stream ends when its reader does, even between emissions.
-	common.DieWithReader(e.Stdout)
+	lifeline.DieWithReader(e.Stdout)
 	var d stream.Differ
 	git, since := gitinfo.New(), time.Now()
 	for m := range read(e) {

@@ -1,4 +1,4 @@
-package common
+package lifeline
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DieWithReader makes a long-running filter end as soon as whoever reads its
+// DieWithReader makes a long-running stage end as soon as whoever reads its
 // stdout is gone, instead of at its next write: a `tma wait` that returned
 // must not leave its pipeline polling tmux for another interval. When the
 // read end closes, one byte is written so the runtime's SIGPIPE exit (141)
