@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tmaproject/tma/lib/manifest"
+	"github.com/tmaproject/tma/lib/stamp"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -120,7 +121,23 @@ func blind(ev Event) (*Plan, error) {
 	return pl, nil
 }
 
+// build plans the event, then the rollups: whatever the claim changed, the
+// window's and session's @agent_summary are recomputed after it, on the
+// claim's own line (so a blind plan's session guard covers them too).
 func build(ev Event, panes []Pane) (*Plan, error) {
+	pl, err := claim(ev, panes)
+	if err != nil || pl == nil || len(pl.Lines) == 0 {
+		return pl, err
+	}
+	l, err := stamp.RollupLine(pl.Pane)
+	if err != nil {
+		return nil, err
+	}
+	pl.Lines[len(pl.Lines)-1] += " ; " + l
+	return pl, nil
+}
+
+func claim(ev Event, panes []Pane) (*Plan, error) {
 	a := ev.Agent
 	if a == nil || a.Hooks == nil {
 		return &Plan{Why: "no manifest with hooks for this agent"}, nil

@@ -3,7 +3,7 @@ package record
 import "strconv"
 
 // States is the closed state vocabulary.
-var States = []string{"working", "blocked", "idle", "unknown"}
+var States = []string{"blocked", "working", "idle", "unknown"}
 
 // ValidState reports whether s is one of the four state tokens.
 func ValidState(s string) bool {

@@ -93,7 +93,29 @@ func Build(cyc *record.Cycle, panes []*record.Pane, lastPoll int64) (*Plan, erro
 	return pl, nil
 }
 
-// Summary renders <state>:<count> pairs in the fixed order, zeros omitted.
+// RollupLine recomputes a pane's window and session rollups server-side, in
+// Summary's grammar and order, from the tuples as they stand when tmux runs
+// it: what a hook writes after its claim, so #{@agent_summary} never lags a
+// hook until the next cycle (a cycle writes the counts it folded instead).
+func RollupLine(pane string) (string, error) {
+	if !tmux.ValidPaneID(pane) {
+		return "", fmt.Errorf("invalid pane id %q", pane)
+	}
+	var win, sess strings.Builder
+	for _, s := range record.States {
+		// One x per agent pane in the state; #{n:} counts them.
+		xs := "#{P:#{?#{&&:#{!=:#{@agent_name},},#{==:#{@agent_state}," + s + "}},x,}}"
+		win.WriteString("#{?" + xs + "," + s + ":#{n:" + xs + "} ,}")
+		sxs := "#{W:" + xs + "}"
+		sess.WriteString("#{?" + sxs + "," + s + ":#{n:" + sxs + "} ,}")
+	}
+	trim := func(f string) string { return "#{s/ $//:" + f + "}" }
+	return "set -wF -t " + pane + " @agent_summary " + tmux.Quote(trim(win.String())) +
+		" ; set -F -t " + pane + " @agent_session_summary " + tmux.Quote(trim(sess.String())), nil
+}
+
+// Summary renders <state>:<count> pairs in the fixed order (blocked first,
+// the order of the status line), zeros omitted.
 func Summary(counts map[string]int) string {
 	var parts []string
 	for _, s := range record.States {

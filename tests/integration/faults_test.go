@@ -75,3 +75,34 @@ func TestAbsentTmuxBinary(t *testing.T) {
 		t.Errorf("hook: %v", err)
 	}
 }
+
+// A hook's one write keeps the window and session rollups current: no
+// cycle runs between the claims and the reads. Blocked comes first.
+func TestHookUpdatesRollups(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeIdle)
+	b := e.s.StartAgent("claude", claudeIdle)
+	e.s.MustRun("join-pane", "-d", "-s", b.Pane, "-t", a.Pane) // two agents in one window
+	c := e.s.StartAgent("claude", claudeIdle)
+	e.ls()
+	rollups := func() (string, string) {
+		w := strings.TrimSpace(e.s.MustRun("show-options", "-wqv", "-t", a.Pane, "@agent_summary"))
+		s := strings.TrimSpace(e.s.MustRun("show-options", "-qv", "-t", a.Pane, "@agent_session_summary"))
+		return w, s
+	}
+	if w, s := rollups(); w != "idle:2" || s != "idle:3" {
+		t.Fatalf("after a cycle: %q / %q", w, s)
+	}
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{"session_id":"s-a","prompt":"hi"}`)
+	e.fire(b.Pane, "claude", "UserPromptSubmit", `{"session_id":"s-b","prompt":"hi"}`)
+	e.fire(b.Pane, "claude", "PermissionRequest", `{"session_id":"s-b","tool_name":"Bash","tool_input":{"command":"x"}}`)
+	e.fire(c.Pane, "claude", "UserPromptSubmit", `{"session_id":"s-c","prompt":"hi"}`)
+	if w, s := rollups(); w != "blocked:1 working:1" || s != "blocked:1 working:2" {
+		t.Errorf("after the hooks alone: window %q, session %q", w, s)
+	}
+	// The next cycle agrees, so it writes no rollup of its own.
+	e.ls()
+	if w, s := rollups(); w != "blocked:1 working:1" || s != "blocked:1 working:2" {
+		t.Errorf("after a cycle: window %q, session %q", w, s)
+	}
+}
