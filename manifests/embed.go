@@ -1,5 +1,8 @@
-// Package manifests holds the bundled agent and action manifests, embedded
-// into every binary that loads them.
+// Package manifests holds the bundled agent and action manifests. The
+// action manifests are embedded into the binaries that load them; the agent
+// manifests are the source of lib/manifest's generated Go values (go
+// generate ./lib/manifest), embedded here for that generator and for the
+// test that holds the two equal.
 package manifests
 
 import "embed"

@@ -22,7 +22,7 @@ const genFile = "bundled_gen.go"
 
 // parseEmbedded parses manifests/agents/*.toml with the parser user
 // manifests go through: what bundled_gen.go is generated from and must equal.
-func parseEmbedded(t *testing.T) []*Agent {
+func parseEmbedded(t testing.TB) []*Agent {
 	t.Helper()
 	out, err := manifests.ParseBundled(manifests.Agents, "agents", func(f manifests.File) (*Agent, error) {
 		a, err := Parse(f.Stem, f.Path, f.Data)
