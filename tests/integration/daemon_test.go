@@ -630,3 +630,101 @@ func TestDaemonDoctor(t *testing.T) {
 		t.Fatalf("doctor with a skewed daemon:\n%s\nwant:\n%s", out, want)
 	}
 }
+
+// TestDaemonRearm: the tmux hooks install-hooks put on a server, lost
+// since (a restarted server), are put back by the daemon on start.
+func TestDaemonRearm(t *testing.T) {
+	e := newEnv(t, "")
+	if _, errs, code := e.tma("install-hooks", "claude", "--yes"); code != 0 {
+		t.Fatalf("install-hooks: %d %s", code, errs)
+	}
+	for _, h := range []string{"after-select-pane", "session-window-changed"} {
+		e.s.MustRun("set-hook", "-gu", h)
+	}
+	if out, errs, code := e.tma("install-hooks", "--check"); code != 1 || !strings.Contains(out+errs, "wiped") {
+		t.Fatalf("the hooks are not wiped: exit %d\n%s%s", code, out, errs)
+	}
+	e.ensure()
+	e.s.WaitFor(func() bool { return strings.Contains(e.daemonLog(), "re-armed the tmux hooks after-select-pane, session-window-changed") }, "the re-arm")
+	if out, errs, code := e.tma("install-hooks", "--check"); code != 0 {
+		t.Fatalf("--check after the re-arm: exit %d\n%s%s", code, out, errs)
+	}
+	// A daemon that finds them present adds nothing.
+	e.stopDaemon()
+	e.ensure()
+	before := e.s.MustRun("show-hooks", "-g", "after-select-pane")
+	time.Sleep(300 * time.Millisecond)
+	if after := e.s.MustRun("show-hooks", "-g", "after-select-pane"); after != before || strings.Count(after, "after-select-pane[") != 1 {
+		t.Fatalf("a second start changed the hooks:\n%s\n%s", before, after)
+	}
+}
+
+// TestDaemonTransitions: the ring over the CLI, in text and JSON; with no
+// daemon the command says so and exits 1.
+func TestDaemonTransitions(t *testing.T) {
+	e := newEnv(t, laneOff)
+	if _, errs, code := e.tma("debug", "transitions"); code != 1 || !strings.Contains(errs, "no daemon running for this server") {
+		t.Fatalf("no daemon: exit %d %s", code, errs)
+	}
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.ensure()
+	e.s.WaitFor(func() bool {
+		out, _, _ := e.tma("debug", "transitions")
+		return strings.Contains(out, "  "+a.Pane+" ")
+	}, "the pane's first observation")
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
+	var out string
+	e.s.WaitFor(func() bool {
+		out, _, _ = e.tma("debug", "transitions")
+		return strings.Contains(out, "-> working ")
+	}, "the hook's transition in the ring")
+	re := `^transitions \(2 held, cap 256, 2 recorded over the daemon's life\):\n` +
+		`  ` + regexp.QuoteMeta(a.Pane) + `\s+-\s+-> (idle|unknown)\s+at=\d+ src=\w+\n` +
+		`  ` + regexp.QuoteMeta(a.Pane) + `\s+(idle|unknown)\s+-> working\s+at=\d+ src=hook\n$`
+	if !regexp.MustCompile(re).MatchString(out) {
+		t.Fatalf("transitions:\n%s", out)
+	}
+	js, _, code := e.tma("debug", "transitions", "--json")
+	var doc daemon.TransitionsDoc
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || code != 0 || doc.Schema != 1 || doc.Cap != 256 || doc.Recorded != 2 || len(doc.Transitions) != 2 {
+		t.Fatalf("--json: %v %s", err, js)
+	}
+	if !strings.Contains(js, `"from":null`) || doc.Transitions[1].Src != "hook" || *doc.Transitions[1].From == "" {
+		t.Fatalf("--json: %s", js)
+	}
+	if got := testkit.KeyOrder(t, js); got != "schema cap recorded transitions" {
+		t.Fatalf("keys %s", got)
+	}
+}
+
+// TestDaemonLauncher: sourcing the keys file install-keys writes starts a
+// daemon for the server that sources it, once: sourcing it again starts
+// no second one.
+func TestDaemonLauncher(t *testing.T) {
+	e := newEnv(t, "")
+	conf := filepath.Join(e.home, ".tmux.conf")
+	os.WriteFile(conf, nil, 0o644)
+	if _, errs, code := e.tma("install-keys", "--yes", "--conf", conf); code != 0 {
+		t.Fatalf("install-keys: %d %s", code, errs)
+	}
+	keys := filepath.Join(e.home, ".config", "tma", "tmux.conf")
+	if !strings.Contains(read(t, keys), "daemon --ensure") {
+		t.Fatalf("no launcher in %s", keys)
+	}
+	// run-shell runs with the server's global environment.
+	for _, kv := range [][2]string{{"PATH", binDir + ":" + os.Getenv("PATH")}, {"XDG_RUNTIME_DIR", e.run}, {"HOME", e.home}, {"TMUX", ""}} {
+		e.s.MustRun("set-environment", "-g", kv[0], kv[1])
+	}
+	t.Cleanup(e.stopDaemon)
+	e.s.MustRun("source-file", keys)
+	e.s.WaitFor(func() bool { return e.running() != nil }, "the launcher's daemon")
+	first := e.running()
+	if h := e.hello(); h.Server != e.s.Socket {
+		t.Fatalf("the daemon serves %s, not this server %s", h.Server, e.s.Socket)
+	}
+	e.s.MustRun("source-file", keys)
+	time.Sleep(time.Second)
+	if r := e.running(); r == nil || r.PID != first.PID || daemonsOf(e.s.Socket) != 1 {
+		t.Fatalf("a second source: %+v (first %+v), %d daemons", r, first, daemonsOf(e.s.Socket))
+	}
+}
