@@ -382,4 +382,17 @@ func TestNotifyOSCProgress(t *testing.T) {
 		t.Fatalf("pkill: %v %s\n%s", err, out, ps)
 	}
 	e.s.WaitFor(func() bool { return count(clear) == 2 }, "the shutdown clear")
+
+	// Ended by a signal (the daemon stopping its stage): cleared too.
+	cmd2 := exec.Command("sh", "-c", sh)
+	cmd2.Env = cmd.Env
+	if err := cmd2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd2.Process.Kill(); _ = cmd2.Wait() }()
+	e.s.WaitFor(func() bool { return count(on) == 3 }, "lit by the second stage")
+	if out, err := exec.Command("pkill", "-TERM", "-f", binDir+"/tma-stamp --notify -L "+e.s.Name).CombinedOutput(); err != nil {
+		t.Fatalf("pkill: %v %s", err, out)
+	}
+	e.s.WaitFor(func() bool { return count(clear) == 3 }, "the clear on SIGTERM")
 }

@@ -3,11 +3,15 @@ package stamp
 import (
 	"context"
 	"os"
+	"os/signal"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/gitinfo"
+	"github.com/tmaproject/tma/lib/lifeline"
 	"github.com/tmaproject/tma/lib/notify"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/tmux"
@@ -17,6 +21,7 @@ import (
 // commits win. It lives as long as the stream, so it also carries what only
 // a resident firer has: the previous pass's windows for osc_progress.
 type notifier struct {
+	mu       sync.Mutex // a cycle's fires against the shutdown clear
 	e        *common.Env
 	labels   *gitinfo.Resolver
 	progress notify.Progress
@@ -24,7 +29,27 @@ type notifier struct {
 }
 
 func newNotifier(e *common.Env) *notifier {
-	return &notifier{e: e, labels: gitinfo.New()}
+	n := &notifier{e: e, labels: gitinfo.New()}
+	n.clearOnSignal()
+	return n
+}
+
+// clearOnSignal keeps the shutdown promise when the stage is ended by a
+// signal (the daemon's SIGTERM, its parent's death): every lit progress
+// indicator is cleared first, then the signal takes its default course.
+func (n *notifier) clearOnSignal() {
+	ctx, _ := lifeline.Context(context.Background())
+	go func() {
+		<-ctx.Done()
+		s, ok := lifeline.Cause(ctx)
+		if !ok {
+			return
+		}
+		n.mu.Lock()
+		n.write(n.progress.ClearAll())
+		signal.Reset(s.Signal)
+		_ = syscall.Kill(os.Getpid(), s.Signal)
+	}()
 }
 
 func (n *notifier) settings(cfg *config.Config) notify.Settings {
@@ -54,6 +79,8 @@ func (n *notifier) fire(cfg *config.Config, tc *tmux.Client, out, nonce string, 
 	if nonce == "" {
 		return
 	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	s := n.settings(cfg)
 	for _, f := range notify.Won(out, nonce) {
 		o := notify.Fire(context.Background(), s, tc, n.label, f, nowMS)
@@ -73,6 +100,8 @@ func (n *notifier) label(dir string) (string, string) {
 // windows lights and clears the OSC 9;4 progress of each window whose
 // working rollup changed since the last pass.
 func (n *notifier) windows(cfg *config.Config, tc *tmux.Client, g *common.Group, rows []*record.Row) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	n.tc = tc
 	if !cfg.Notify.OSCProgress {
 		n.write(n.progress.ClearAll())
@@ -110,5 +139,9 @@ func (n *notifier) write(edges []notify.Edge) {
 	}
 }
 
-// close clears every lit progress indicator: the daemon's shutdown.
-func (n *notifier) close() { n.write(n.progress.ClearAll()) }
+// close clears every lit progress indicator: the end of the stream.
+func (n *notifier) close() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.write(n.progress.ClearAll())
+}
