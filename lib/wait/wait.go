@@ -164,16 +164,23 @@ func (w *Waiter) Observe(rows []*record.Row, panes []string) Decision {
 				return Decision{Done: true, Code: ExitUsage, Msg: "--all matches no agent pane in scope: nothing to wait for"}
 			}
 		}
+		// Every member is judged every cycle: one that died ends the barrier
+		// even while an earlier one is still on its way.
 		var got []*record.Row
+		waiting := false
 		for _, m := range w.members {
 			d := w.single(m, byPane, exists)
-			if d.Done && d.Code != ExitReached {
+			switch {
+			case d.Done && d.Code != ExitReached:
 				return d // a member's own verdict: 3 for its pane, 4 for its agent
+			case !d.Done:
+				waiting = true
+			default:
+				got = append(got, d.Rows...)
 			}
-			if !d.Done {
-				return Decision{}
-			}
-			got = append(got, d.Rows...)
+		}
+		if waiting {
+			return Decision{}
 		}
 		return Decision{Done: true, Rows: got, Multi: true}
 	case TargetCount:

@@ -86,6 +86,11 @@ func TestWait(t *testing.T) {
 		[]step{{[]*record.Row{working("%1"), working("%2")}, panes, -1, 0}, {[]*record.Row{idle("%1", 5)}, []string{"%1"}, 3, 0}})
 	run(t, "--all member's agent dies: 4", Spec{Target: TargetAll, Until: until("idle")},
 		[]step{{[]*record.Row{working("%1"), working("%2")}, panes, -1, 0}, {[]*record.Row{idle("%1", 5)}, panes, 4, 0}})
+	// The first member still working must not hide a later one's death.
+	run(t, "--all second member's pane dies while the first works: 3", Spec{Target: TargetAll, Until: until("idle")},
+		[]step{{[]*record.Row{working("%1"), working("%2")}, panes, -1, 0}, {[]*record.Row{working("%1")}, []string{"%1", "%3"}, 3, 0}})
+	run(t, "--all second member's agent dies while the first works: 4", Spec{Target: TargetAll, Until: until("idle")},
+		[]step{{[]*record.Row{working("%1"), working("%2")}, panes, -1, 0}, {[]*record.Row{working("%1")}, panes, 4, 0}})
 	run(t, "--count is a quorum over whoever shows up", Spec{Target: TargetCount, Count: 2, Until: until("idle")},
 		[]step{{[]*record.Row{idle("%1", 5)}, panes, -1, 0}, {[]*record.Row{idle("%3", 6)}, panes, -1, 0}, {[]*record.Row{idle("%1", 5), idle("%3", 6)}, panes, 0, 2}})
 	run(t, "--count with --since", Spec{Target: TargetCount, Count: 1, Until: until("idle"), Since: 5},
