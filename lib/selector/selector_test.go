@@ -27,14 +27,19 @@ func TestMatch(t *testing.T) {
 		want string
 	}{
 		{Flags{}, "blocked done idle working"},
-		{Flags{State: "idle"}, "done idle"},
-		{Flags{State: "done"}, "done"},
-		{Flags{State: "blocked,working"}, "blocked working"},
-		{Flags{Session: "s1"}, "blocked done"},
-		{Flags{Repo: "app", State: "blocked"}, "blocked"},
-		{Flags{Repo: "App"}, ""},
-		{Flags{Agent: "claude", Session: "s2"}, "idle"},
-		{Flags{Branch: "main"}, ""},
+		{Flags{State: p("idle")}, "done idle"},
+		{Flags{State: p("done")}, "done"},
+		{Flags{State: p("blocked,working")}, "blocked working"},
+		{Flags{Session: p("s1")}, "blocked done"},
+		{Flags{Repo: p("app"), State: p("blocked")}, "blocked"},
+		{Flags{Repo: p("App")}, ""},
+		{Flags{Agent: p("claude"), Session: p("s2")}, "idle"},
+		{Flags{Branch: p("main")}, ""},
+		// An empty value selects exactly: the panes with no label, never all.
+		{Flags{Repo: p("")}, "idle"},
+		{Flags{Branch: p("")}, "blocked done idle working"},
+		{Flags{Session: p("")}, ""},
+		{Flags{Agent: p("")}, ""},
 	}
 	for _, c := range cases {
 		s, err := c.f.Compile()
@@ -54,8 +59,25 @@ func TestMatch(t *testing.T) {
 }
 
 func TestBadState(t *testing.T) {
-	_, err := Flags{State: "idle,bogus"}.Compile()
+	_, err := Flags{State: p("idle,bogus")}.Compile()
 	if err == nil || !strings.Contains(err.Error(), `"bogus"`) || !strings.Contains(err.Error(), "idle, working, blocked, unknown, done") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func p(s string) *string { return &s }
+
+func TestEmptyValues(t *testing.T) {
+	if _, err := (Flags{State: p("")}).Compile(); err == nil {
+		t.Errorf("--state \"\" compiled")
+	}
+	if got := (Flags{Agent: p("x"), Repo: p("")}).Empty(); got != "--repo" {
+		t.Errorf("Empty = %q", got)
+	}
+	if got := (Flags{Agent: p("x")}).Empty(); got != "" {
+		t.Errorf("Empty = %q", got)
+	}
+	if !(Flags{Repo: p("")}).Set() || (Flags{}).Set() {
+		t.Errorf("Set")
 	}
 }

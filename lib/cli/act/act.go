@@ -114,6 +114,8 @@ func (b *broker) main() int {
 		return b.usage("--all and --pane exclude each other: --all fires on what the selector flags match")
 	case c.All && (c.List || c.Menu):
 		return b.usage("--all fires an action; it does not combine with --list or --menu")
+	case c.All && c.Flags.Empty() != "":
+		return b.usage("--all with an empty %s value: name what to fire on (an empty selector never means every pane)", c.Flags.Empty())
 	case c.All && c.ExpectEpisodeMS != nil:
 		return b.usage("--expect-episode-ms binds one pane's episode: it does not combine with --all")
 	case c.All && c.ExpectRequest != nil:

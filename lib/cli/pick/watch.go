@@ -111,9 +111,12 @@ func (s *sess) watchTemporary(w *watchCmd) int {
 	if w.Table {
 		argv = append(argv, "--table")
 	}
-	for _, kv := range [][2]string{{"--session", w.Session}, {"--repo", w.Repo}, {"--branch", w.Branch}, {"--state", w.State}, {"--agent", w.Agent}} {
-		if kv[1] != "" {
-			argv = append(argv, kv[0], kv[1])
+	for _, kv := range []struct {
+		flag string
+		v    *string
+	}{{"--session", w.Session}, {"--repo", w.Repo}, {"--branch", w.Branch}, {"--state", w.State}, {"--agent", w.Agent}} {
+		if kv.v != nil {
+			argv = append(argv, kv.flag, *kv.v)
 		}
 	}
 	var sh []string

@@ -120,7 +120,7 @@ func wait(e *common.Env, c *waitCmd) int {
 		fmt.Fprintf(e.Stderr, "error: %v\n", err)
 		return libwait.ExitUsage
 	}
-	spec := libwait.Spec{Until: until, Since: c.Since, Sel: sel, Agent: c.Flags.Agent, Count: c.Count}
+	spec := libwait.Spec{Until: until, Since: c.Since, Sel: sel, Agent: c.Flags.AgentName(), Count: c.Count}
 	n := 0
 	for _, set := range []bool{c.Pane != "", c.Any, c.All, c.Count > 0} {
 		if set {
@@ -142,7 +142,7 @@ func wait(e *common.Env, c *waitCmd) int {
 		spec.Target = libwait.TargetAll
 	case c.Count > 0:
 		spec.Target = libwait.TargetCount
-	case c.Flags.Agent != "":
+	case c.Flags.AgentName() != "":
 		spec.Target = libwait.TargetAgent
 	default:
 		e.Errorf("name a target: --pane, --agent, --any, --all or --count")
