@@ -173,6 +173,12 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 	pl := &Plan{Pane: target}
 	T := strconv.FormatInt(ev.NowMS, 10)
 	line := func(guard string, sets []tmux.Set) error {
+		// A pane the user opted out (@agent_ignore) is never written.
+		if guard == "" {
+			guard = notIgnored
+		} else {
+			guard = "#{&&:" + notIgnored + "," + guard + "}"
+		}
 		l, err := tmux.Write{Pane: target, Guard: guard, Sets: sets}.Line()
 		if err != nil {
 			return err
@@ -274,6 +280,9 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 	pl.Why = fmt.Sprintf("%s → %s%s", ev.Name, state, slash(detail))
 	return pl, line(newer, sets)
 }
+
+// notIgnored holds on every pane but one carrying @agent_ignore.
+const notIgnored = "#{==:#{@agent_ignore},}"
 
 // keptOnEnd survive a session's end, as they survive an agent's exit.
 var keptOnEnd = map[string]bool{"@agent_action": true, "@agent_mute_until": true, "@tma_watch_pid": true, "@agent_ignore": true}

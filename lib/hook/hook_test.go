@@ -86,7 +86,7 @@ func TestClaimShape(t *testing.T) {
 	if !strings.Contains(raise, "#{!=:#{@agent_state},blocked}") || !strings.Contains(raise, "@agent_attention") {
 		t.Errorf("attention raise: %s", raise)
 	}
-	for _, want := range []string{"if-shell -F -t %1 '#{e|<:#{@agent_evidence_at},1800000000000}'", "@agent_state '\\''blocked'\\''",
+	for _, want := range []string{"if-shell -F -t %1 '#{&&:#{==:#{@agent_ignore},},#{e|<:#{@agent_evidence_at},1800000000000}}'", "@agent_state '\\''blocked'\\''",
 		"@agent_source '\\''hook'\\''", "@agent_pending_tool '\\''Bash'\\''", "rm -rf /tmp/x rm -rf ~"} {
 		if !strings.Contains(tuple, want) {
 			t.Errorf("tuple lacks %q:\n%s", want, tuple)
@@ -118,10 +118,25 @@ func TestTurnEndDedup(t *testing.T) {
 	}
 }
 
+// Every write of a hook is guarded by the pane's opt-out.
+func TestIgnoredPaneNeverWritten(t *testing.T) {
+	for _, ev := range []string{"Start", "Ask", "Run", "Done", "End"} {
+		pl := plan(t, ev, `{"kind":"permission","session_id":"s-1","tool_name":"Bash"}`, []Pane{{ID: "%1", Session: "s-1", Name: "agent"}})
+		if len(pl.Lines) == 0 {
+			t.Fatalf("%s: no lines", ev)
+		}
+		for _, l := range pl.Lines {
+			if !strings.HasPrefix(l, "if-shell -F -t %1 '#{==:#{@agent_ignore},}'") && !strings.HasPrefix(l, "if-shell -F -t %1 '#{&&:#{==:#{@agent_ignore},},") {
+				t.Errorf("%s: unguarded line %q", ev, l)
+			}
+		}
+	}
+}
+
 func TestSubagentBookkeeping(t *testing.T) {
 	panes := []Pane{{ID: "%1", Session: "s", Name: "agent", Subagents: "a0"}}
 	pl := plan(t, "SubagentStart", `{"session_id":"s","agent_id":"a1"}`, panes)
-	if len(pl.Lines) != 1 || !strings.Contains(pl.Lines[0], "@agent_subagents 'a0 a1'") {
+	if len(pl.Lines) != 1 || !strings.Contains(pl.Lines[0], `@agent_subagents '\''a0 a1'\''`) {
 		t.Fatalf("start = %q", pl.Lines)
 	}
 	panes[0].Subagents = "a1"
@@ -133,7 +148,7 @@ func TestSubagentBookkeeping(t *testing.T) {
 
 func TestLifecycle(t *testing.T) {
 	pl := plan(t, "Start", `{"session_id":"s-1","transcript_path":"/t"}`, onePane)
-	if len(pl.Lines) != 2 || !strings.Contains(pl.Lines[0], "@agent_session 's-1'") || !strings.Contains(pl.Lines[1], "#{==:#{@agent_state},}") {
+	if len(pl.Lines) != 2 || !strings.Contains(pl.Lines[0], `@agent_session '\''s-1'\''`) || !strings.Contains(pl.Lines[1], "#{==:#{@agent_state},}") {
 		t.Fatalf("start = %q", pl.Lines)
 	}
 	pl = plan(t, "End", `{"session_id":"s-1"}`, []Pane{{ID: "%1", Session: "s-1", Name: "agent"}})

@@ -84,7 +84,9 @@ func TestHookUpdatesRollups(t *testing.T) {
 	b := e.s.StartAgent("claude", claudeIdle)
 	e.s.MustRun("join-pane", "-d", "-s", b.Pane, "-t", a.Pane) // two agents in one window
 	c := e.s.StartAgent("claude", claudeIdle)
-	e.ls()
+	for _, p := range []string{a.Pane, b.Pane, c.Pane} {
+		e.expect(p, "idle")
+	}
 	rollups := func() (string, string) {
 		w := strings.TrimSpace(e.s.MustRun("show-options", "-wqv", "-t", a.Pane, "@agent_summary"))
 		s := strings.TrimSpace(e.s.MustRun("show-options", "-qv", "-t", a.Pane, "@agent_session_summary"))
@@ -104,5 +106,19 @@ func TestHookUpdatesRollups(t *testing.T) {
 	e.ls()
 	if w, s := rollups(); w != "blocked:1 working:1" || s != "blocked:1 working:2" {
 		t.Errorf("after a cycle: window %q, session %q", w, s)
+	}
+}
+
+// A pane the user opted out of (@agent_ignore) gets no tuple from a hook.
+func TestHookLeavesIgnoredPaneAlone(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.s.MustRun("set", "-p", "-t", a.Pane, "@agent_ignore", "1")
+	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`,"prompt":"hi"}`)
+	o := e.opts(a.Pane)
+	delete(o, "@agent_ignore")
+	if len(o) != 0 {
+		t.Errorf("an ignored pane was written: %v", o)
 	}
 }
