@@ -75,7 +75,11 @@ func Fold(p *record.Pane, a *manifest.Agent, t Tuning, explain bool) *record.Ver
 func (f *folder) fold() {
 	p, prior := f.p, f.prior
 	if prior.Foreign != "" {
-		f.note("stored @agent_state %q is outside the closed set: folded as unstamped", prior.Foreign)
+		// Another tool owns this pane's state with a vocabulary tma does not
+		// share: the pane goes silent in every surface and nothing of it is
+		// touched (the manual's second-writer contract). doctor names it.
+		f.note("stored @agent_state %q is another tool's token: out of every tma surface, its options left alone", prior.Foreign)
+		return
 	}
 	switch {
 	case p.Class == record.ClassIgnored:

@@ -204,7 +204,7 @@ func TestFold(t *testing.T) {
 			p.Class, p.Identity, p.ForegroundIsAgent = record.ClassRemote, "hook", false
 			return p
 		}(), DefaultTuning, "hold working hook"},
-		{"foreign state is restated", pane(stamped("done", "", 1000, 5000), idleScreen), DefaultTuning, "publish idle capture +reset"},
+		{"foreign state drops the pane out, untouched", pane(stamped("done", "", 1000, 5000), idleScreen), DefaultTuning, "none"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -281,8 +281,10 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 	return pl, line(newer, sets)
 }
 
-// notIgnored holds on every pane but one carrying @agent_ignore.
-const notIgnored = "#{==:#{@agent_ignore},}"
+// notIgnored holds on every pane tma may write: not one carrying
+// @agent_ignore, nor one whose @agent_state another tool wrote outside the
+// closed set (that pane is out of every tma surface, its options left alone).
+const notIgnored = "#{&&:#{==:#{@agent_ignore},},#{m/r:^(working|blocked|idle|unknown)?$,#{@agent_state}}}"
 
 // keptOnEnd survive a session's end, as they survive an agent's exit.
 var keptOnEnd = map[string]bool{"@agent_action": true, "@agent_mute_until": true, "@tma_watch_pid": true, "@agent_ignore": true}

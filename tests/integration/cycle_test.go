@@ -197,10 +197,20 @@ func TestHostileTitleAndForeignState(t *testing.T) {
 	e := newEnv(t, "")
 	hostile := e.s.StartAgent("claude", screenOf("x\t#{pane_id} '; kill-server; \"", "\n❯ 1. Yes\n"))
 	foreign := e.s.StartAgent("claude", claudeIdle)
-	e.s.MustRun("set-option", "-p", "-t", foreign.Pane, "@agent_state", "done")
+	e.s.MustRun("set-option", "-p", "-t", foreign.Pane, "@agent_state", "thinking")
 	rows := e.ls()
-	if rows[hostile.Pane] != "blocked/permission attn" || rows[foreign.Pane] != "idle" {
+	// A foreign writer's token outside the closed set: the pane drops out of
+	// every surface, and neither a cycle nor a hook touches its options.
+	if _, listed := rows[foreign.Pane]; rows[hostile.Pane] != "blocked/permission attn" || listed {
 		t.Fatalf("rows = %v", rows)
+	}
+	e.fire(foreign.Pane, "claude", "UserPromptSubmit", `{`+sess+`,"prompt":"hi"}`)
+	e.ls()
+	if o := e.opts(foreign.Pane); len(o) != 1 || o["@agent_state"] != "thinking" {
+		t.Errorf("the foreign pane was written: %v", o)
+	}
+	if out, _, _ := e.tma("status", "--format", "plain"); strings.Contains(out, "○") || strings.Contains(out, "●") {
+		t.Errorf("the foreign pane is counted: %q", out)
 	}
 	out, _, _ := e.tma("ls", "--json")
 	var doc record.Document
