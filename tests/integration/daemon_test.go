@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -645,7 +646,9 @@ func TestDaemonRearm(t *testing.T) {
 		t.Fatalf("the hooks are not wiped: exit %d\n%s%s", code, out, errs)
 	}
 	e.ensure()
-	e.s.WaitFor(func() bool { return strings.Contains(e.daemonLog(), "re-armed the tmux hooks after-select-pane, session-window-changed") }, "the re-arm")
+	e.s.WaitFor(func() bool {
+		return strings.Contains(e.daemonLog(), "re-armed the tmux hooks after-select-pane, session-window-changed")
+	}, "the re-arm")
 	if out, errs, code := e.tma("install-hooks", "--check"); code != 0 {
 		t.Fatalf("--check after the re-arm: exit %d\n%s%s", code, out, errs)
 	}
@@ -726,5 +729,134 @@ func TestDaemonLauncher(t *testing.T) {
 	time.Sleep(time.Second)
 	if r := e.running(); r == nil || r.PID != first.PID || daemonsOf(e.s.Socket) != 1 {
 		t.Fatalf("a second source: %+v (first %+v), %d daemons", r, first, daemonsOf(e.s.Socket))
+	}
+}
+
+// startIn is e.start with the runtime directory run: the daemon's (push
+// mode) or one with no daemon in it (poll mode).
+func (e *env) startIn(run string, args ...string) (*exec.Cmd, <-chan string, *bytes.Buffer) {
+	e.t.Helper()
+	cmd := exec.Command("dash", append([]string{filepath.Join(binDir, "tma"), "-L", e.s.Name}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=", "PATH="+binDir+":"+os.Getenv("PATH"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	lines := make(chan string, 64)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return cmd, lines, &errb
+}
+
+// nextEvent reads the next event line within d, without its at_ms (the
+// two streams' cycles run at their own times); "" when none came.
+func nextEvent(t *testing.T, lines <-chan string, d time.Duration) string {
+	t.Helper()
+	select {
+	case l, ok := <-lines:
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON: %q", l)
+		}
+		delete(m, "at_ms")
+		b, _ := json.Marshal(m)
+		return string(b)
+	case <-time.After(d):
+		return ""
+	}
+}
+
+// TestDaemonPushSubscribe: with a daemon, a stream polling once a minute
+// still prints a hook's transition at once (the daemon's push woke it, and
+// it ran its own cycle), and prints the same events as a stream with no
+// daemon polling every second; when the daemon goes the stream polls on,
+// silently, and picks a returning daemon back up.
+func TestDaemonPushSubscribe(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
+	e.ensure()
+	pushCmd, push, pushErr := e.startIn(e.run, "subscribe", "--json", "--events", "--interval", "60s")
+	_, poll, _ := e.startIn(t.TempDir(), "subscribe", "--json", "--events", "--interval", "1s")
+	time.Sleep(1500 * time.Millisecond) // both streams' first (silent) cycle, the subscription made
+
+	fireAndCompare := func(event, to string) {
+		t.Helper()
+		e.fire(a.Pane, "claude", event, `{`+sess+`}`)
+		got := nextEvent(t, push, 20*time.Second)
+		if got == "" {
+			t.Fatalf("%s: the push stream printed nothing (its own poll is a minute away)\nstderr: %s\nlog:\n%s", event, pushErr, e.daemonLog())
+		}
+		want := nextEvent(t, poll, 20*time.Second)
+		if got != want || !strings.Contains(got, `"to":"`+to+`"`) {
+			t.Fatalf("%s: push %s\npoll %s", event, got, want)
+		}
+	}
+	fireAndCompare("UserPromptSubmit", "working")
+	fireAndCompare("Stop", "done")
+
+	// The daemon goes: the push stream polls on (a minute apart), silent.
+	e.stopDaemon()
+	time.Sleep(500 * time.Millisecond)
+	if pushCmd.ProcessState != nil || pushErr.Len() != 0 {
+		t.Fatalf("the stream ended or spoke when the daemon went: %v %q", pushCmd.ProcessState, pushErr)
+	}
+	// It comes back: within a re-probe the stream rides it again.
+	e.ensure()
+	time.Sleep(3 * time.Second)
+	fireAndCompare("UserPromptSubmit", "working")
+	if pushErr.Len() != 0 {
+		t.Fatalf("stderr: %s", pushErr)
+	}
+}
+
+// TestDaemonPushWait: a wait polling once a minute returns on the daemon's
+// push, with the row a polling wait returns.
+func TestDaemonPushWait(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
+	e.ensure()
+	cmd, lines, errb := e.startIn(e.run, "wait", "--pane", a.Pane, "--until", "idle", "--interval", "60s", "--json", "--timeout", "50")
+	pollCmd, pollLines, _ := e.startIn(t.TempDir(), "wait", "--pane", a.Pane, "--until", "idle", "--interval", "1s", "--json", "--timeout", "50")
+	time.Sleep(1500 * time.Millisecond)
+	start := time.Now()
+	e.fire(a.Pane, "claude", "Stop", `{`+sess+`}`)
+	row := func(lines <-chan string) map[string]any {
+		var m map[string]any
+		for l := range lines {
+			json.Unmarshal([]byte(l), &m)
+		}
+		delete(m, "stamped_at_ms")
+		return m
+	}
+	got := row(lines)
+	cmd.Wait()
+	if cmd.ProcessState.ExitCode() != 0 || got["state"] != "idle" {
+		t.Fatalf("push wait: exit %d %v %s", cmd.ProcessState.ExitCode(), got, errb)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("the push wait returned after %s: it waited for its poll", d)
+	}
+	want := row(pollLines)
+	pollCmd.Wait()
+	if mustJSON(t, got) != mustJSON(t, want) {
+		t.Fatalf("push row %v\npoll row %v", got, want)
 	}
 }

@@ -57,9 +57,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// nothing may reach the caller's stdout once the dispatcher is gone.
 	lifeline.Bind()
 	if strings.HasPrefix(kctx.Command(), "subscribe") {
-		return subscribe(e, &c.Subscribe)
+		return subscribe(e, &c.Globals, &c.Subscribe)
 	}
-	return wait(e, &c.Wait)
+	return wait(e, &c.Globals, &c.Wait)
 }
 
 // cycles reads the pipeline in the background: one slice of rows per
@@ -68,6 +68,8 @@ type cycleMsg struct {
 	cyc  *record.Cycle
 	rows []*record.Row
 	err  error
+	push bool // push mode: the daemon's wakes drive the stream (push.go)
+	own  bool // a cycle this process ran on a wake
 }
 
 func read(e *common.Env) <-chan cycleMsg {
@@ -104,7 +106,7 @@ func parseTimeout(s string) (time.Duration, error) {
 	return 0, fmt.Errorf("invalid value %q for --timeout: want seconds (90) or a duration (90s, 5m)", s)
 }
 
-func wait(e *common.Env, c *waitCmd) int {
+func wait(e *common.Env, g *common.Globals, c *waitCmd) int {
 	until, err := selector.ParseStates("--until <STATES>", c.Until)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "error: %v\n", err)
@@ -154,7 +156,7 @@ func wait(e *common.Env, c *waitCmd) int {
 		deadline = time.After(timeout)
 	}
 	git := gitinfo.New()
-	in := read(e)
+	in := feed(e, g)
 	for {
 		select {
 		case <-deadline:
@@ -225,7 +227,7 @@ func printRows(e *common.Env, d libwait.Decision, asJSON bool) int {
 // switch shows up within this window.
 const LabelEvery = 30 * time.Second
 
-func subscribe(e *common.Env, c *subscribeCmd) int {
+func subscribe(e *common.Env, g *common.Globals, c *subscribeCmd) int {
 	if !c.JSON {
 		e.Errorf("subscribe needs --json (one JSON document per line is its only output)")
 		return libwait.ExitUsage
@@ -239,7 +241,7 @@ func subscribe(e *common.Env, c *subscribeCmd) int {
 	lifeline.DieWithReader(e.Stdout)
 	var d stream.Differ
 	git, since := gitinfo.New(), time.Now()
-	for m := range read(e) {
+	for m := range feed(e, g) {
 		if m.err != nil {
 			// Only a signal or a closed stdout should end a stream; an ended
 			// pipeline (the server went away) is the one other way out.
@@ -265,7 +267,9 @@ func subscribe(e *common.Env, c *subscribeCmd) int {
 			}
 			continue
 		}
-		if doc := d.Snapshot(rows, c.ChangesOnly); doc != nil {
+		// In push mode a wake's cycle prints what it saw; the belt prints
+		// only a change, so a quiet fleet prints nothing.
+		if doc := d.Snapshot(rows, c.ChangesOnly || m.push && !m.own); doc != nil {
 			if _, err := fmt.Fprintf(e.Stdout, "%s\n", doc); err != nil {
 				return libwait.ExitFail
 			}
