@@ -129,7 +129,7 @@ func TestNotifyRecipes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := &notifyEnv{env: newEnv(t, laneOff+"[notify]\non = [\"blocked\", \"done\"]\ncommand = "+c.command+"\n")}
-			a := e.s.StartAgent("claude", claudeBlocked)
+			a := e.startPainted(claudeBlocked)
 			e.cycleNotify(path)
 			c.check(t, a.Pane)
 			if rec := filepath.Join(e.run, "tma", "notify-failure.json"); fileExists(rec) {

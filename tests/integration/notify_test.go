@@ -23,7 +23,9 @@ type notifyEnv struct {
 func newNotifyEnv(t *testing.T, extra string) *notifyEnv {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := `n=$(date +%s%N); cat >"` + dir + `/payload-$n.json"; env | grep '^TMA_' | sort >"` + dir + `/env-$n"`
+	// Written aside and renamed, so a reader never sees a half-written file.
+	cmd := `n=$(date +%s%N)$$; env | grep '^TMA_' | sort >"` + dir + `/.env-$n"; cat >"` + dir + `/.payload-$n"; ` +
+		`mv "` + dir + `/.env-$n" "` + dir + `/env-$n"; mv "` + dir + `/.payload-$n" "` + dir + `/payload-$n.json"`
 	cfg := laneOff + "[notify]\non = [\"blocked\", \"done\"]\ncommand = '''" + cmd + "'''\nlog = \"~/state/notify.jsonl\"\n" + extra
 	return &notifyEnv{env: newEnv(t, cfg), dir: dir}
 }
@@ -154,7 +156,7 @@ func TestNotifyRacingHooks(t *testing.T) {
 // and a from_event hook for that episode afterwards fires nothing.
 func TestNotifyScreenFirstThenHook(t *testing.T) {
 	e := newNotifyEnv(t, "from_event = true\n")
-	a := e.s.StartAgent("claude", claudeBlocked)
+	a := e.startPainted(claudeBlocked)
 	e.cycleNotify()
 	if got := e.payloads(1, 5*time.Second); len(got) != 1 || got[0]["state"] != "blocked" || got[0]["detail"] != "permission" {
 		t.Fatalf("screen-first fire: %v", got)
@@ -165,7 +167,7 @@ func TestNotifyScreenFirstThenHook(t *testing.T) {
 		t.Errorf("%d fires for one episode", len(got))
 	}
 	// A cycle without --notify (a status line) never fires.
-	b := e.s.StartAgent("claude", claudeBlocked)
+	b := e.startPainted(claudeBlocked)
 	e.ls()
 	if got := e.payloads(2, time.Second); len(got) != 1 {
 		t.Errorf("a plain cycle fired")
@@ -193,7 +195,7 @@ func (e *notifyEnv) cycleNotify(extraEnv ...string) {
 // ending mid-episode does not ring for it.
 func TestNotifyMuted(t *testing.T) {
 	e := newNotifyEnv(t, "")
-	a := e.s.StartAgent("claude", claudeBlocked)
+	a := e.startPainted(claudeBlocked)
 	e.s.MustRun("set", "-p", "-t", a.Pane, "@agent_mute_until", itoa(time.Now().Add(2*time.Second).UnixMilli()))
 	e.cycleNotify()
 	if e.opts(a.Pane)["@agent_notified_at"] == "" {
@@ -212,7 +214,7 @@ func TestNotifyMuted(t *testing.T) {
 // include_title governs the payload, TMA_TITLE and the log together.
 func TestNotifyIncludeTitle(t *testing.T) {
 	e := newNotifyEnv(t, "include_title = true\n")
-	e.s.StartAgent("claude", claudeBlocked)
+	e.startPainted(claudeBlocked)
 	e.cycleNotify()
 	ps := e.payloads(1, 5*time.Second)
 	if len(ps) != 1 || ps[0]["title"] != "✳ Probe" {
@@ -233,14 +235,14 @@ func TestNotifyRouting(t *testing.T) {
 	dir := t.TempDir()
 	cfg := laneOff + "[notify]\non = [\"blocked\"]\ncommand = \"echo global >>" + dir + "/global\"\n[notify.blocked]\ncommand = \"echo blocked >>" + dir + "/blocked\"\n"
 	e := &notifyEnv{env: newEnv(t, cfg), dir: dir}
-	e.s.StartAgent("claude", claudeBlocked)
+	e.startPainted(claudeBlocked)
 	e.cycleNotify()
 	e.s.WaitFor(func() bool { _, err := os.Stat(filepath.Join(dir, "blocked")); return err == nil }, "the blocked route ran")
 	if _, err := os.Stat(filepath.Join(dir, "global")); err == nil {
 		t.Errorf("the global command ran for a routed trigger")
 	}
 	// The override funnels every trigger into one sink.
-	b := e.s.StartAgent("claude", claudeBlocked)
+	b := e.startPainted(claudeBlocked)
 	sh := "'" + binDir + "/tma-scan' -L " + e.s.Name + " | '" + binDir + "/tma-fold' | '" + binDir + "/tma-stamp' --notify -L " + e.s.Name + " >/dev/null"
 	cmd := exec.Command("sh", "-c", sh)
 	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "TMA_CONFIG=", "XDG_CONFIG_HOME=", "TMUX=", "TMA_SOCKET_PATH=",
@@ -260,7 +262,7 @@ func TestNotifyFailureRecorded(t *testing.T) {
 	dir := t.TempDir()
 	cfg := laneOff + "[notify]\ncommand = \"echo started >" + dir + "/started; sleep 60\"\n"
 	e := &notifyEnv{env: newEnv(t, cfg), dir: dir}
-	e.s.StartAgent("claude", claudeBlocked)
+	e.startPainted(claudeBlocked)
 	t.Setenv("TMA_NOTIFY_TIMEOUT_MS", "500")
 	e.cycleNotify()
 	rec := filepath.Join(e.run, "tma", "notify-failure.json")
@@ -395,4 +397,13 @@ func TestNotifyOSCProgress(t *testing.T) {
 		t.Fatalf("pkill: %v %s", err, out)
 	}
 	e.s.WaitFor(func() bool { return count(clear) == 3 }, "the clear on SIGTERM")
+}
+
+// startPainted starts a fake claude and waits until its screen is on the
+// pane, so the next cycle reads it.
+func (e *env) startPainted(screen string) *testkit.Agent {
+	e.t.Helper()
+	a := e.s.StartAgent("claude", screen)
+	a.Paint(screen)
+	return a
 }
