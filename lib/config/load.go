@@ -78,16 +78,18 @@ func parse(data []byte) (*Config, error) {
 		return nil, err
 	}
 	// [[agent]] entries are decoded into fresh elements, so an omitted enabled must be put back
-	// to its default (true) here.
-	var aux struct {
-		Agent []struct {
-			Enabled *bool `toml:"enabled"`
-		} `toml:"agent"`
-	}
-	if _, err := toml.Decode(string(data), &aux); err == nil {
-		for i, a := range aux.Agent {
-			if a.Enabled == nil && i < len(c.Agents) {
-				c.Agents[i].Enabled = true
+	// to its default (true) here: a second decode, which a config without [[agent]] is spared.
+	if len(c.Agents) > 0 {
+		var aux struct {
+			Agent []struct {
+				Enabled *bool `toml:"enabled"`
+			} `toml:"agent"`
+		}
+		if _, err := toml.Decode(string(data), &aux); err == nil {
+			for i, a := range aux.Agent {
+				if a.Enabled == nil && i < len(c.Agents) {
+					c.Agents[i].Enabled = true
+				}
 			}
 		}
 	}
