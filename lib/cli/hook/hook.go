@@ -87,11 +87,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	tc := c.Tmux(e, l.Config)
 	tc.Timeout = HookTimeout
+	nt := newEventNotify(e, l.Config)
 	ev := libhook.Event{Agent: a, Name: c.Event, Payload: libhook.ParsePayload(payload), Pane: pane, NowMS: time.Now().UnixMilli()}
 	if at := ev.Payload.AtMS; at > ev.NowMS-EventSkewMS && at <= ev.NowMS {
 		ev.NowMS = at // the event's own time: a later-spawned hook for an earlier event loses
 	}
-	nt := newEventNotify(e, l.Config)
 	// The claude reply lane: a permission prompt mints the request id its
 	// stamp carries and holds after it; the agent's next event clears the
 	// pane's held requests. Read on every fire: no reinstall.
@@ -139,11 +139,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case strings.TrimSpace(errText) != "":
 			say("tmux: %s", strings.TrimSpace(errText))
 		}
+		nt.fire(tc, out, time.Now().UnixMilli(), say)
 		if !strings.Contains(out, libhook.Elsewhere) {
 			say("%s", plan.Why)
 			wrote = len(plan.Lines) > 0 && strings.TrimSpace(errText) == ""
 			if wrote && ev.Request != "" && !strings.Contains(out, ev.Request) {
-		nt.fire(tc, out, time.Now().UnixMilli(), say)
 				say("reply lane: the stamp lost to newer evidence; not holding")
 				ev.Request = ""
 			}
@@ -171,13 +171,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		say("%s", common.DescribeTmuxError(e, tc, err))
 	} else if strings.TrimSpace(errText) != "" {
 		say("tmux: %s", strings.TrimSpace(errText))
+		nt.fire(tc, out, time.Now().UnixMilli(), say)
 	} else {
+		nt.fire(tc, out, time.Now().UnixMilli(), say)
 		wrote = true
 		if ev.Request != "" && !strings.Contains(out, ev.Request) {
 			say("reply lane: the stamp lost to newer evidence; not holding")
-		nt.fire(tc, out, time.Now().UnixMilli(), say)
 			ev.Request = ""
-		nt.fire(tc, out, time.Now().UnixMilli(), say)
 		}
 	}
 	return 0
