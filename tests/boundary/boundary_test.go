@@ -54,7 +54,6 @@ var spawners = map[string]string{
 	"lib/testkit":           "tmux and go build, for tests only",
 	"lib/pick":              "fzf for the picker (executed, never linked); the dispatcher's act --menu for the picker and watch",
 	"lib/act/child":         "sh -c <command> for an exec action, under its deadline",
-	"lib/daemon/serve":      "the daemon's own pipeline stages (tma-scan, tma-fold, tma-stamp) and a detached tma-daemon for --ensure",
 	"lib/notify":            "the [notify] command (sh -c, under its bound) and tma-notify, the supervisor a fire hands it to",
 	"lib/daemon/serve":      "the daemon's own pipeline stages (tma-scan, tma-fold, tma-stamp) and a detached tma-daemon for --ensure",
 	"lib/testkit/fakeagent": "nothing, but it is a test program",

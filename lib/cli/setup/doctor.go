@@ -95,7 +95,10 @@ type dWrapper struct {
 	Problem *string `json:"problem"`
 }
 type dNotify struct {
-	Failed bool `json:"failed"`
+	Failed  bool    `json:"failed"`
+	Trigger *string `json:"trigger"`
+	Command *string `json:"command"`
+	Reason  *string `json:"reason"`
 }
 type dHook struct {
 	Hook  string `json:"hook"`
@@ -379,9 +382,6 @@ func (r *run) diagnose() (*Doctor, string) {
 	}
 	b.WriteString(fl + "\n")
 
-	if serr != nil {
-		doc.ProcessWalk.OK = true
-		b.WriteString("\npanes (0):\n")
 	// The last failed notify command, until a clean fire clears it.
 	if f, err := notify.LastFailure(r.e.Getenv); f != nil {
 		warn()
@@ -393,6 +393,9 @@ func (r *run) diagnose() (*Doctor, string) {
 		line("notify:", "%v", err)
 	}
 
+	if serr != nil {
+		doc.ProcessWalk.OK = true
+		b.WriteString("\npanes (0):\n")
 		return doc, b.String()
 	}
 	if doc.Server.Old {
