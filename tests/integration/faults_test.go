@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -120,5 +121,34 @@ func TestHookLeavesIgnoredPaneAlone(t *testing.T) {
 	delete(o, "@agent_ignore")
 	if len(o) != 0 {
 		t.Errorf("an ignored pane was written: %v", o)
+	}
+}
+
+// A payload far over the 1 MiB the hook reads is drained, not cut off: the
+// agent's write end never meets a closed pipe, and the hook stays in bound.
+func TestHookDrainsAHugePayload(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeIdle)
+	cmd := exec.Command(filepath.Join(binDir, "tma-hook"), "claude", "PostToolUse")
+	cmd.Env = e.hookEnv(a.Pane)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	big := `{"session_id":"s-1","tool_name":"Bash","tool_response":"` + strings.Repeat("x", 11<<20) + `"}`
+	_, werr := io.WriteString(in, big)
+	in.Close()
+	if werr != nil {
+		t.Errorf("writing the payload: %v (the hook stopped reading)", werr)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("hook: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the hook took %s", d)
 	}
 }

@@ -38,6 +38,7 @@ type cli struct {
 // Run is tma-hook's main. It returns 0 whatever happens.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var wrote bool // the event's stamp reached tmux
+	start := time.Now()
 	e := common.NewEnv("tma-hook", stdin, stdout, stderr)
 	var c cli
 	if _, _, ok := common.Parse(e, &c, "Record one agent hook event in its tmux pane: tma-hook <agent> <event> [payload]; the payload is read from stdin when not given.", args); !ok {
@@ -62,7 +63,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	payload := c.Payload
 	if payload == "" {
-		payload = readPayload(stdin)
+		var drained <-chan struct{}
+		payload, drained = readPayload(stdin)
+		defer awaitDrain(drained, start)
 	}
 	le := e // a skipped user manifest is named only under TMA_HOOK_DEBUG, as every other hook problem
 	if !debug {
@@ -194,22 +197,45 @@ func withReadBack(lines []string, request, pane string) []string {
 	return append(lines[:len(lines):len(lines)], "display -p -t "+pane+" '#{"+libhook.RequestOption+"}'")
 }
 
+// DrainBy bounds, from the hook's start, how long it keeps reading a payload
+// past MaxPayload so the agent's write end does not meet a closed pipe.
+const DrainBy = 2500 * time.Millisecond
+
 // readPayload reads stdin, bounded in size and time: an agent that keeps its
-// end open must not hold the hook.
-func readPayload(r io.Reader) string {
+// end open must not hold the hook. Past MaxPayload the rest is read and
+// thrown away in the background (drained closes when that is done): an
+// agent writing 11 MB must not get EPIPE because tma stopped reading.
+func readPayload(r io.Reader) (string, <-chan struct{}) {
+	drained := make(chan struct{})
 	if f, ok := r.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-		return ""
+		close(drained)
+		return "", drained
 	}
 	ch := make(chan []byte, 1)
 	go func() {
+		defer close(drained)
 		b, _ := io.ReadAll(io.LimitReader(r, MaxPayload))
 		ch <- b
+		if len(b) == MaxPayload {
+			_, _ = io.Copy(io.Discard, r)
+		}
 	}()
 	select {
 	case b := <-ch:
-		return string(b)
+		return string(b), drained
 	case <-time.After(HookTimeout):
-		return ""
+		return "", drained
+	}
+}
+
+// awaitDrain waits for a payload's drain, at most until DrainBy after start.
+func awaitDrain(drained <-chan struct{}, start time.Time) {
+	if drained == nil {
+		return
+	}
+	select {
+	case <-drained:
+	case <-time.After(time.Until(start.Add(DrainBy))):
 	}
 }
 
