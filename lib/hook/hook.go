@@ -27,6 +27,7 @@ type Event struct {
 	Name     string // the agent's event name
 	Payload  Payload
 	Pane     string // $TMUX_PANE or --pane
+	Explicit bool   // Pane was named by --pane: it is the target, whatever the session
 	AgentPID int    // the agent process found above the hook, 0 if none
 	NowMS    int64
 	// Request is the reply-lane request id the caller minted for a held
@@ -149,21 +150,23 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 		return &Plan{Why: fmt.Sprintf("event %s is not mapped for %s", ev.Name, a.Name)}, nil
 	}
 
-	// Attribute the event to the pane that registered its session: a shared
-	// agent daemon may run hooks with another pane's $TMUX_PANE.
+	// The named pane is the target. Only a $TMUX_PANE that does not host
+	// this agent (a shared agent daemon runs hooks with the pane it was
+	// started from), is registered to another session, or is not on this
+	// server, gives way to the pane that registered the event's session.
 	target := ev.Pane
 	var cur *Pane
 	for i := range panes {
-		p := &panes[i]
-		if ev.Payload.Session != "" && p.Session == ev.Payload.Session && p.Name == a.Name {
-			target, cur = p.ID, p
-			break
+		if panes[i].ID == ev.Pane {
+			cur = &panes[i]
 		}
 	}
-	if cur == nil {
+	hosts := cur != nil && cur.Name == a.Name && (cur.Session == "" || ev.Payload.Session == "" || cur.Session == ev.Payload.Session)
+	if !ev.Explicit && !hosts && ev.Payload.Session != "" {
 		for i := range panes {
-			if panes[i].ID == ev.Pane {
-				cur = &panes[i]
+			if p := &panes[i]; p.Session == ev.Payload.Session && p.Name == a.Name {
+				target, cur = p.ID, p
+				break
 			}
 		}
 	}

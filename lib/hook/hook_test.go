@@ -111,6 +111,32 @@ func TestAttribution(t *testing.T) {
 	}
 }
 
+// The named pane is the target when it hosts the agent, and always with
+// --pane; only a foreign $TMUX_PANE gives way to the session's pane.
+func TestNamedPaneWins(t *testing.T) {
+	panes := []Pane{{ID: "%1", Name: "agent"}, {ID: "%2", Session: "s-2", Name: "agent"}}
+	for name, c := range map[string]struct {
+		ev   Event
+		want string
+	}{
+		"TMUX_PANE hosting the agent":        {Event{Pane: "%1"}, "%1"},
+		"--pane":                             {Event{Pane: "%3", Explicit: true}, ""},
+		"--pane on a pane with no agent yet": {Event{Pane: "%4", Explicit: true}, "%4"},
+		"TMUX_PANE not on the server":        {Event{Pane: "%9"}, "%2"},
+	} {
+		ev := c.ev
+		ev.Agent, ev.Name, ev.Payload, ev.NowMS = agent(t), "Run", ParsePayload(`{"session_id":"s-2"}`), 1_800_000_000_000
+		ps := append(panes, Pane{ID: "%4"})
+		pl, err := Build(ev, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pl.Pane != c.want {
+			t.Errorf("%s: target %q, want %q (%s)", name, pl.Pane, c.want, pl.Why)
+		}
+	}
+}
+
 func TestTurnEndDedup(t *testing.T) {
 	pl := plan(t, "Done", `{}`, onePane)
 	if len(pl.Lines) != 2 || !strings.Contains(pl.Lines[0], "#{e|>=:#{e|-:1800000000000,#{@agent_turn_at}},3000}") {

@@ -152,3 +152,35 @@ func TestHookDrainsAHugePayload(t *testing.T) {
 		t.Errorf("the hook took %s", d)
 	}
 }
+
+// tma event --pane names its target: a session registered on another pane
+// does not pull the event there (only a $TMUX_PANE that hosts no agent does,
+// the shared-daemon case).
+func TestEventPaneIsTheTarget(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeIdle)
+	b := e.s.StartAgent("claude", claudeIdle)
+	e.expect(b.Pane, "idle")
+	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
+	cmd := exec.Command("dash", filepath.Join(binDir, "tma"), "event", "--agent", "claude", "--kind", "UserPromptSubmit", "--pane", b.Pane)
+	cmd.Env = e.hookEnv(a.Pane)
+	cmd.Stdin = strings.NewReader(`{` + sess + `,"prompt":"hi"}`)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	if got := e.s.Option(b.Pane, "@agent_state"); got != "working" {
+		t.Errorf("--pane %s: state %q", b.Pane, got)
+	}
+	if got := e.s.Option(a.Pane, "@agent_state"); got != "idle" {
+		t.Errorf("the registered pane %s took the event: %q", a.Pane, got)
+	}
+	// $TMUX_PANE on a pane with no agent: the session's pane takes it.
+	sh := e.window("s", "sleep 60")
+	e.fire(sh, "claude", "UserPromptSubmit", `{`+sess+`,"prompt":"hi"}`)
+	if got := e.s.Option(a.Pane, "@agent_state"); got != "working" {
+		t.Errorf("a foreign $TMUX_PANE: the session's pane is %q", got)
+	}
+	if got := e.s.Option(sh, "@agent_state"); got != "" {
+		t.Errorf("the foreign pane was stamped %q", got)
+	}
+}

@@ -91,7 +91,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	tc := c.Tmux(e, l.Config)
 	tc.Timeout = HookTimeout
 	nt := newEventNotify(e, l.Config)
-	ev := libhook.Event{Agent: a, Name: c.Event, Payload: libhook.ParsePayload(payload), Pane: pane, NowMS: time.Now().UnixMilli()}
+	ev := libhook.Event{Agent: a, Name: c.Event, Payload: libhook.ParsePayload(payload), Pane: pane, Explicit: c.Pane != "", NowMS: time.Now().UnixMilli()}
 	if at := ev.Payload.AtMS; at > ev.NowMS-EventSkewMS && at <= ev.NowMS {
 		ev.NowMS = at // the event's own time: a later-spawned hook for an earlier event loses
 	}
