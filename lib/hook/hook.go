@@ -255,7 +255,9 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 		return pl, nil
 	}
 	state, detail := m.Claim.State, a.NormalizeDetail(m.Claim.Detail)
-	newer := "#{e|<:#{@agent_evidence_at}," + T + "}"
+	// Newer than the stored evidence, or that evidence is dated in the
+	// future (a backward clock step) and so settled.
+	newer := "#{||:#{e|<:#{@agent_evidence_at}," + T + "}," + tmux.FromTheFuture(ev.NowMS) + "}"
 	// Attention is raised on entering blocked and on a turn's end (done,
 	// even idle to idle); it is written before the tuple so its guard sees
 	// the state the event changes.

@@ -209,6 +209,8 @@ func needsCapture(p *record.Pane, t fold.Tuning) bool {
 	switch {
 	case prior.StampedAt == 0 || prior.State == "" || prior.Name != p.Agent:
 		return true
+	case prior.StampedAt > p.NowMS+tmux.FutureSkewMS || prior.EvidenceAt > p.NowMS+tmux.FutureSkewMS:
+		return true // dated in the future: a backward clock step, so window_activity cannot vouch for it
 	case prior.State == "working" || prior.IdleSince > 0 || prior.UnblockSeen > 0:
 		return true // the dwell (and the unblock wait) resolve against chrome already on screen
 	case prior.Source == "hook" && p.NowMS-prior.EvidenceAt > t.Decay(prior.State) && !confirmedAged(prior, t):

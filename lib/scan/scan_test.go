@@ -66,6 +66,7 @@ func TestNeedsCapture(t *testing.T) {
 		{name: "never stamped", opts: map[string]string{}, activity: quiet, want: true},
 		{name: "stamped for another agent", opts: with(captured("idle", now-2000), "@agent_name", "codex"), activity: quiet, want: true},
 		{name: "quiet since the stamp", opts: captured("idle", now-2000), activity: quiet, want: false},
+		{name: "stamped 60 s in the future (a clock step back)", opts: captured("idle", now+60_000), activity: quiet, want: true},
 		{name: "activity in the stamp's own second", opts: captured("idle", now-2000), activity: (now - 2000) / 1000, want: true},
 		{name: "activity after the stamp", opts: captured("idle", now-2000), activity: now / 1000, want: true},
 		{name: "working is always read", opts: captured("working", now-2000), activity: quiet, want: true},

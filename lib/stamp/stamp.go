@@ -130,8 +130,10 @@ func n(v int64) string { return strconv.FormatInt(v, 10) }
 
 // guard holds while nothing newer than what the fold read has been stamped:
 // no evidence newer than GuardAt, and no stamp from a later cycle.
+// A tuple dated in the future (a backward clock step) is settled and
+// overwritten rather than guarded.
 func guard(v *record.Verdict, now int64) string {
-	return "#{&&:#{e|<=:#{@agent_evidence_at}," + n(v.GuardAt) + "},#{e|<:#{@agent_stamped_at}," + n(now) + "}}"
+	return "#{||:" + tmux.FromTheFuture(now) + ",#{&&:#{e|<=:#{@agent_evidence_at}," + n(v.GuardAt) + "},#{e|<:#{@agent_stamped_at}," + n(now) + "}}}"
 }
 
 func paneWrite(cyc *record.Cycle, p *record.Pane, v *record.Verdict) (string, error) {

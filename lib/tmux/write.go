@@ -2,6 +2,7 @@ package tmux
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -79,4 +80,18 @@ func ServerSet(name, value string) (string, error) {
 		return "", err
 	}
 	return "set -g " + name + " " + Quote(value), nil
+}
+
+// FutureSkewMS is how far past a producer's clock a stored tuple may be
+// dated and still be a rival's write in flight (a cycle's calls take at most
+// a few seconds). Anything dated later is a backward wall-clock step (a
+// suspend, an NTP correction): the tuple is settled and may be overwritten,
+// or a stepped clock would freeze the pane until it caught up.
+const FutureSkewMS = 10_000
+
+// FromTheFuture is the guard term that holds when the pane's stored tuple is
+// dated more than FutureSkewMS after nowMS.
+func FromTheFuture(nowMS int64) string {
+	t := strconv.FormatInt(nowMS+FutureSkewMS, 10)
+	return "#{||:#{e|>:#{@agent_stamped_at}," + t + "},#{e|>:#{@agent_evidence_at}," + t + "}}"
 }

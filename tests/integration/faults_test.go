@@ -184,3 +184,25 @@ func TestEventPaneIsTheTarget(t *testing.T) {
 		t.Errorf("the foreign pane was stamped %q", got)
 	}
 }
+
+// A backward clock step: a tuple dated 60 s in the future is settled, so
+// neither a capture nor a hook loses its guard to it until the clock
+// catches up.
+func TestClockSteppedBack(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.expect(a.Pane, "idle")
+	future := itoa(time.Now().Add(60 * time.Second).UnixMilli())
+	for _, o := range []string{"@agent_stamped_at", "@agent_evidence_at", "@agent_since"} {
+		e.s.MustRun("set", "-p", "-t", a.Pane, o, future)
+	}
+	a.Paint(claudeBlocked)
+	e.expect(a.Pane, "blocked/permission attn")
+	for _, o := range []string{"@agent_stamped_at", "@agent_evidence_at"} {
+		e.s.MustRun("set", "-p", "-t", a.Pane, o, future)
+	}
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`,"prompt":"hi"}`)
+	if got := e.s.Option(a.Pane, "@agent_state"); got != "working" {
+		t.Errorf("a hook lost to a future-dated tuple: state %q", got)
+	}
+}
