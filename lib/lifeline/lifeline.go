@@ -13,8 +13,8 @@ import (
 )
 
 // PipelineEnv names the pid of the shell that runs a pipeline; the
-// dispatcher exports it so a stage can tell its parent died before the
-// stage could bind to it (between the fork and Bind).
+// dispatcher gives it to each stage so the stage can tell that shell died
+// before the stage could bind to it (between the fork and Bind).
 const PipelineEnv = "TMA_PIPELINE_PID"
 
 // PollEvery is how often a stage looks at its parent where the kernel cannot
@@ -79,7 +79,9 @@ func Context(parent context.Context) (ctx context.Context, stop func()) {
 		}
 	}
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, sigs...)
+	if len(sigs) > 0 { // Notify with none would relay every signal
+		signal.Notify(ch, sigs...)
+	}
 	done := make(chan struct{})
 	go func() {
 		select {

@@ -108,8 +108,10 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 		pushC = pusher.C
 	}
 	ended := func() int {
-		s, _ := lifeline.Cause(ctx)
-		return s.Code()
+		if s, ok := lifeline.Cause(ctx); ok {
+			return s.Code()
+		}
+		return common.ExitFail
 	}
 	noted := false
 	var last time.Time
