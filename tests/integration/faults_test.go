@@ -2,6 +2,7 @@ package integration
 
 import (
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -204,5 +205,35 @@ func TestClockSteppedBack(t *testing.T) {
 	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`,"prompt":"hi"}`)
 	if got := e.s.Option(a.Pane, "@agent_state"); got != "working" {
 		t.Errorf("a hook lost to a future-dated tuple: state %q", got)
+	}
+}
+
+// A select-pane in a window nobody is looking at clears only the pane it
+// left: the arrival is not seen (G-10, M547).
+func TestSelectPaneInAnUnseenWindow(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	c := strings.TrimSpace(e.s.MustRun("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", a.Pane, "sh"))
+	e.s.MustRun("select-pane", "-t", a.Pane)
+	other := e.window("s", "sleep 60")
+	e.s.MustRun("select-window", "-t", other)
+	for _, p := range []string{a.Pane, c} {
+		e.s.MustRun("set", "-p", "-t", p, "@agent_attention", "1")
+	}
+	// Move w1's active pane from a to c without making w1 current.
+	e.s.MustRun("select-pane", "-t", c)
+	if cur := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", "s", "#{pane_id}")); cur == c || cur == a.Pane {
+		t.Fatalf("tmux made the window current on select-pane (%s): the scenario needs an unseen window", cur)
+	}
+	cmd := exec.Command("sh", filepath.Join(binDir, "tma"), "-L", e.s.Name, "clear-attention", c)
+	cmd.Env = append(os.Environ(), "TMA_HOOK_KIND=after-select-pane", "TMUX=", "PATH="+binDir+":"+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	if got := e.s.Option(a.Pane, "@agent_attention"); got != "" {
+		t.Errorf("the departed pane kept its mark")
+	}
+	if got := e.s.Option(c, "@agent_attention"); got != "1" {
+		t.Errorf("the arrival in an unseen window was cleared")
 	}
 }

@@ -52,6 +52,13 @@ func clearAttention(ctx context.Context, e *common.Env, g *common.Globals, pane,
 	}
 	targets := map[string]bool{pane: true}
 	for _, r := range rows {
+		// A select-pane in a window nobody is looking at (not its session's
+		// current window) arrives nowhere: only the pane it left clears.
+		if kind == "after-select-pane" && r.id == pane && r.winActive != "1" {
+			targets[pane] = false
+		}
+	}
+	for _, r := range rows {
 		switch kind {
 		case "after-select-pane":
 			if r.win == win && r.last == "1" && r.id != pane {
