@@ -128,61 +128,140 @@ func hasChildren(root string) bool {
 	return err == nil
 }
 
+// treeWalk reads pane trees in two kinds of step. A process's main
+// thread's children come with its stat (two small reads). A threaded
+// process's other threads may have forked children too (a child's parent
+// is the thread that forked it: node under npx, a Rust agent's worker
+// threads), and those cost a read per thread: an agent with a dozen
+// threads costs more than a dozen shells. When a fleet's threads would cost
+// more reads than the stat of every process the host has left to read, the
+// walk reads those instead and links the table by ppid, as the whole walk
+// does: either way the trees are exact, and the cost is the smaller one.
+type treeWalk struct {
+	t        *Table
+	buf      []byte
+	threaded []*Proc // read, with threads whose children are not read yet
+}
+
+// threadReadsFloor: below this many reads for threads the walk does not
+// list /proc to compare (a small fleet's threads cost less than the
+// listing of a host's processes).
+const threadReadsFloor = 256
+
 func walkTrees(root string, roots []int) *Table {
-	t := &Table{procs: map[int]*Proc{}, children: map[int][]int{}, root: root}
-	buf := make([]byte, 4096)
+	w := &treeWalk{t: &Table{procs: map[int]*Proc{}, children: map[int][]int{}, root: root}, buf: make([]byte, 4096)}
 	queue := append([]int(nil), roots...)
+	for {
+		w.drain(queue)
+		if len(w.threaded) == 0 {
+			break
+		}
+		if w.readRest() {
+			break
+		}
+		queue = nil
+		for _, p := range w.threaded {
+			queue = w.threadChildren(p, queue)
+		}
+		w.threaded = nil
+	}
+	w.t.link()
+	return w.t
+}
+
+// drain reads every process in queue and, through main threads, their
+// descendants.
+func (w *treeWalk) drain(queue []int) {
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		if pid <= 0 || t.procs[pid] != nil {
+		if pid <= 0 || w.t.procs[pid] != nil {
 			continue
 		}
-		dir := root + "/" + strconv.Itoa(pid)
-		n, err := readInto(dir+"/stat", buf)
+		dir := w.t.root + "/" + strconv.Itoa(pid)
+		n, err := readInto(dir+"/stat", w.buf)
 		if err != nil {
 			continue // exited, or never was
 		}
-		p, ok := parseStat(pid, buf[:n])
+		p, ok := parseStat(pid, w.buf[:n])
 		if !ok {
 			continue
 		}
-		t.procs[pid] = p
-		queue = t.readChildren(dir, p, buf, queue)
+		w.t.procs[pid] = p
+		queue = w.children(dir+"/task/"+strconv.Itoa(pid)+"/children", queue)
+		if p.threads > 1 {
+			w.threaded = append(w.threaded, p)
+		}
 	}
-	t.link()
-	return t
 }
 
-// readChildren appends p's children to queue. A child's parent is the
-// thread that forked it, so a threaded process (node under npx) is read
-// thread by thread; a thread that exits hands its children to a sibling
-// thread, never outside the process.
-func (t *Table) readChildren(dir string, p *Proc, buf []byte, queue []int) []int {
-	tids := []string{strconv.Itoa(p.PID)}
-	if p.threads > 1 {
-		var err error
-		if tids, err = names(dir+"/task", buf); err != nil {
-			return queue
-		}
+// threadChildren queues the children of p's threads other than its main one.
+func (w *treeWalk) threadChildren(p *Proc, queue []int) []int {
+	dir := w.t.root + "/" + strconv.Itoa(p.PID) + "/task/"
+	tids, err := names(dir, w.buf)
+	if err != nil {
+		return queue // exited
 	}
 	for _, tid := range tids {
-		b, err := readAll(dir+"/task/"+tid+"/children", buf)
-		if err != nil {
-			continue
-		}
-		for len(b) > 0 {
-			i := bytes.IndexByte(b, ' ')
-			if i < 0 {
-				i = len(b)
-			}
-			if c, err := strconv.Atoi(string(b[:i])); err == nil {
-				queue = append(queue, c)
-			}
-			b = b[min(i+1, len(b)):]
+		if tid != strconv.Itoa(p.PID) {
+			queue = w.children(dir+tid+"/children", queue)
 		}
 	}
 	return queue
+}
+
+func (w *treeWalk) children(path string, queue []int) []int {
+	b, err := readAll(path, w.buf)
+	if err != nil {
+		return queue
+	}
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, ' ')
+		if i < 0 {
+			i = len(b)
+		}
+		if c, err := strconv.Atoi(string(b[:i])); err == nil {
+			queue = append(queue, c)
+		}
+		b = b[min(i+1, len(b)):]
+	}
+	return queue
+}
+
+// readRest reads the stat of every process not read yet, when that is
+// cheaper than reading the pending threads' children; it reports whether
+// it did (the table then holds the host, and link finds every child).
+func (w *treeWalk) readRest() bool {
+	reads := 0
+	for _, p := range w.threaded {
+		reads += p.threads // one listing of task/, a read per other thread
+	}
+	if reads < threadReadsFloor {
+		return false
+	}
+	pids, err := names(w.t.root, make([]byte, 64<<10))
+	if err != nil {
+		return false
+	}
+	var rest []int
+	for _, name := range pids {
+		if pid, err := strconv.Atoi(name); err == nil && w.t.procs[pid] == nil {
+			rest = append(rest, pid)
+		}
+	}
+	if 2*len(rest) >= reads { // a stat line costs the kernel about two children lists
+		return false
+	}
+	for _, pid := range rest {
+		n, err := readInto(w.t.root+"/"+strconv.Itoa(pid)+"/stat", w.buf)
+		if err != nil {
+			continue
+		}
+		if p, ok := parseStat(pid, w.buf[:n]); ok {
+			w.t.procs[pid] = p
+		}
+	}
+	return true
 }
 
 func walkProc(root string) (*Table, error) {

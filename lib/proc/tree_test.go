@@ -251,7 +251,7 @@ func TestTreesAt(t *testing.T) {
 func TestTreesAtManyChildren(t *testing.T) {
 	f := newFake(t, true)
 	var kids []int
-	for pid := 1000; pid < 2000; pid++ {
+	for pid := 1000; pid < 1900; pid++ {
 		kids = append(kids, pid)
 	}
 	f.add(t, 10, 1, "make", 1, map[int][]int{10: kids})
@@ -265,7 +265,35 @@ func TestTreesAtManyChildren(t *testing.T) {
 	if n := len(tb.Tree(10)); n != len(kids)+1 {
 		t.Fatalf("tree holds %d processes, want %d", n, len(kids)+1)
 	}
-	if tb.Tree(10)[1].PID != 1000 || tb.Tree(10)[len(kids)].PID != 1999 {
+	if tb.Tree(10)[1].PID != 1000 || tb.Tree(10)[len(kids)].PID != 1899 {
 		t.Fatal("siblings are not in pid order")
+	}
+}
+
+// A threaded fleet whose threads would cost more reads than the rest of
+// the host is read whole instead, and the trees come out the same.
+func TestTreesAtThreadsOrWhole(t *testing.T) {
+	for _, strangers := range []int{5, 150} {
+		t.Run(fmt.Sprintf("strangers=%d", strangers), func(t *testing.T) {
+			f := newFake(t, true)
+			// 10 sh → 11 agent (257 threads; thread 200 forked 12) → 12 tool.
+			f.add(t, 10, 1, "sh", 1, map[int][]int{10: {11}})
+			f.add(t, 11, 10, "agent", 257, map[int][]int{200: {12}})
+			f.add(t, 12, 11, "tool", 1)
+			for i := 0; i < strangers; i++ {
+				f.add(t, 5000+i, 1, "stranger", 1)
+			}
+			tb, err := treesAt(f.dir, []int{10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := comms(tb.Tree(10)); got != "sh agent tool" {
+				t.Fatalf("tree of 10 = %q", got)
+			}
+			whole := 2*strangers < 257 // 257 reads for the threads against a stat line per other process
+			if got := tb.Get(5000) != nil; got != whole {
+				t.Fatalf("strangers read = %v, want %v", got, whole)
+			}
+		})
 	}
 }

@@ -26,6 +26,32 @@ var OptionNames = []string{
 	"@tma_unblock_seen",
 }
 
+// StandaloneOptions may stand on a pane without @agent_name: the user's
+// @agent_ignore, what outlives an agent (a pending action's lock, a mute, a
+// watcher's pid), a state another tool wrote, and the name itself. Every
+// other option is only ever written in a tuple that carries @agent_name, so
+// the list reads those only where @agent_name is set: a plain shell pane
+// costs tmux 7 option lookups instead of 42, and a tmux option lookup walks
+// every option tree of the pane's scope, about as dear as a pane field.
+var StandaloneOptions = []string{"@agent_name", "@agent_state", "@agent_stamped_at",
+	"@agent_ignore", "@agent_mute_until", "@agent_action", "@tma_watch_pid"}
+
+// listed is OptionNames in the order the list prints them: the standalone
+// ones, then the ones behind @agent_name.
+var listed, bound = func() ([]string, []string) {
+	alone := map[string]bool{}
+	for _, o := range StandaloneOptions {
+		alone[o] = true
+	}
+	var b []string
+	for _, o := range OptionNames {
+		if !alone[o] {
+			b = append(b, o)
+		}
+	}
+	return append(append([]string(nil), StandaloneOptions...), b...), b
+}()
+
 const sep = "\x1f"
 
 // paneFields are read for every pane; the title goes last so a title that
@@ -38,16 +64,26 @@ var paneFields = []string{
 	"@agent_summary", "@agent_session_summary", "@tma_last_poll",
 }
 
-// PaneFormat is the list-panes -F format of a cycle.
+// PaneFormat is the list-panes -F format of a cycle: the pane fields, the
+// options (see StandaloneOptions), the title last.
 func PaneFormat() string {
 	var b strings.Builder
 	b.WriteString("TMAP")
 	for _, f := range paneFields {
 		b.WriteString(sep + "#{" + f + "}")
 	}
-	for _, o := range OptionNames {
+	for _, o := range StandaloneOptions {
 		b.WriteString(sep + "#{" + o + "}")
 	}
+	// Behind @agent_name: its options, or as many empty fields.
+	b.WriteString(sep + "#{?@agent_name,")
+	for i, o := range bound {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString("#{" + o + "}")
+	}
+	b.WriteString("," + strings.Repeat(sep, len(bound)-1) + "}")
 	b.WriteString(sep + "#{pane_title}")
 	return b.String()
 }
@@ -129,7 +165,7 @@ func ParseList(out string) (*Snapshot, error) {
 			if s.Server == "" {
 				s.Server, s.Version, s.LastPoll = f[18], f[19], atoi64(f[22])
 			}
-			for i, o := range OptionNames {
+			for i, o := range listed {
 				if v := f[1+len(paneFields)+i]; v != "" {
 					p.Opts[o] = v
 				}

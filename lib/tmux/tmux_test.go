@@ -39,7 +39,7 @@ func TestResolveTarget(t *testing.T) {
 
 func paneLine(id, title string, opts map[string]string) string {
 	f := []string{"TMAP", id, "s", "$0", "1", "@1", "0", "42", "claude", "/w", "80", "24", "0", "1", "3", "1700000000", "1", "0", "/tmp/sock", "3.5a", "working:1", "working:1", "1700000000000"}
-	for _, o := range OptionNames {
+	for _, o := range listed {
 		f = append(f, opts[o])
 	}
 	return strings.Join(append(f, title), sep)
@@ -141,5 +141,34 @@ func TestErrors(t *testing.T) {
 	}
 	if _, _, err := New("/nonexistent/tmux", Target{}).Run(context.Background(), "", "-V"); !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("missing binary: %v", err)
+	}
+}
+
+// The list prints every option once: the standalone ones, then the rest
+// behind @agent_name.
+func TestListedOptions(t *testing.T) {
+	seen := map[string]int{}
+	for _, o := range listed {
+		seen[o]++
+	}
+	for _, o := range OptionNames {
+		if seen[o] != 1 {
+			t.Errorf("%s is listed %d times", o, seen[o])
+		}
+	}
+	if len(listed) != len(OptionNames) {
+		t.Errorf("%d options listed, %d known", len(listed), len(OptionNames))
+	}
+	for _, o := range StandaloneOptions {
+		if seen[o] != 1 {
+			t.Errorf("standalone option %s is not one of OptionNames", o)
+		}
+	}
+	// Both branches of the condition print the same number of fields.
+	f := PaneFormat()
+	i := strings.Index(f, "#{?@agent_name,")
+	yes, no, ok := strings.Cut(f[i+len("#{?@agent_name,"):strings.LastIndex(f, "}"+sep+"#{pane_title}")], ",")
+	if i < 0 || !ok || strings.Count(yes, sep) != strings.Count(no, sep) || strings.Count(no, sep) != len(bound)-1 {
+		t.Errorf("the @agent_name condition is malformed: %q", f)
 	}
 }
