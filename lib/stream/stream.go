@@ -26,7 +26,7 @@ type Differ struct {
 	prev    map[string]record.AgentRow
 	order   []string
 	started bool
-	lastDoc []byte
+	lastKey []byte // the last sent document without its Volatile keys
 }
 
 // Events diffs one cycle (rows already filtered by the selectors) against
@@ -66,18 +66,29 @@ func (d *Differ) Events(rows []*record.Row, atMS int64) []Event {
 	return out
 }
 
+// Volatile are the row keys that move every cycle by design, so a change in
+// them alone is no change: stamped_at_ms is refreshed on every cycle a
+// working agent is re-read.
+var Volatile = []string{"stamped_at_ms"}
+
 // Snapshot renders the ls --json document of a cycle; with changesOnly it
-// returns nil when the document is the one sent last (the first is always
-// sent).
+// returns nil when the document is the one sent last but for the Volatile
+// keys (the first is always sent; a sent document carries their current
+// values).
 func (d *Differ) Snapshot(rows []*record.Row, changesOnly bool) []byte {
 	doc := record.Document{Schema: 1, Agents: []record.AgentRow{}}
+	key := record.Document{Schema: 1, Agents: []record.AgentRow{}}
 	for _, r := range rows {
 		doc.Agents = append(doc.Agents, r.Row)
+		k := r.Row
+		k.StampedAtMS = nil
+		key.Agents = append(key.Agents, k)
 	}
 	b, _ := json.Marshal(doc)
-	if changesOnly && d.lastDoc != nil && string(b) == string(d.lastDoc) {
+	kb, _ := json.Marshal(key)
+	if changesOnly && d.lastKey != nil && string(kb) == string(d.lastKey) {
 		return nil
 	}
-	d.lastDoc = b
+	d.lastKey = kb
 	return b
 }

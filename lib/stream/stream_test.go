@@ -77,4 +77,22 @@ func TestSnapshotChangesOnly(t *testing.T) {
 	if d.Snapshot([]*record.Row{r("%1", "idle", false)}, true) == nil {
 		t.Fatal("a changed snapshot was held")
 	}
+	// A working agent's stamp moves every cycle: that alone is no change,
+	// and a sent document carries the current stamp.
+	stamped := func(at int64) []*record.Row {
+		x := r("%1", "working", false)
+		x.Row.StampedAtMS = &at
+		return []*record.Row{x}
+	}
+	if d.Snapshot(stamped(1000), true) == nil {
+		t.Fatal("the state change to working was held")
+	}
+	if d.Snapshot(stamped(2000), true) != nil {
+		t.Fatal("a snapshot differing only in stamped_at_ms was sent")
+	}
+	x := stamped(3000)
+	x[0].Row.State = "blocked"
+	if b := d.Snapshot(x, true); b == nil || !strings.Contains(string(b), `"stamped_at_ms":3000`) {
+		t.Fatalf("a real change: %s", b)
+	}
 }
