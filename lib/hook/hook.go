@@ -275,10 +275,13 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 	// Only a lifecycle start registers a session: a pane that never saw one
 	// (Codex with only its notify channel wired) takes every event, since the
 	// first turn-complete may well be a side thread's.
+	// A prompt that holds stamps its request id; any other claim of the
+	// lane's agent, a prompt with the lane off included, unsets a stale one
+	// (an expired hold's, or a killed hook's).
 	var ls laneSet
 	if hold, clear := Lane(a, ev.Name, ev.Payload); hold && ev.Request != "" {
 		ls.request = ev.Request
-	} else if clear {
+	} else if clear || hold {
 		ls.clear = true
 	}
 	sets := claimSets(a.Name, state, detail, T, state == "blocked", ev.Payload, true, ls)

@@ -2,6 +2,7 @@ package lane
 
 import (
 	"github.com/tmaproject/tma/lib/atomicfile"
+	"syscall"
 
 	"crypto/rand"
 	"crypto/sha256"
@@ -160,17 +161,51 @@ func ClearPane(dir, server, pane, keep string) int {
 	return n
 }
 
-func sweep(dir string, nowMS int64) {
+func sweep(dir string, nowMS int64) { Sweep(dir, nowMS) }
+
+// Sweep removes what no hook holds any more: a record past its expiry or
+// whose hook process is gone (a hook killed mid-hold), and any file older
+// than staleMS. Every hook event sweeps, so a leftover lives no longer
+// than the next event on the server. A missing directory is nothing to do.
+func Sweep(dir string, nowMS int64) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
+		path := filepath.Join(dir, e.Name())
 		info, err := e.Info()
-		if err == nil && nowMS-info.ModTime().UnixMilli() > staleMS {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if nowMS-info.ModTime().UnixMilli() > staleMS {
+			_ = os.Remove(path)
+			continue
+		}
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		r, err := DecodeRequest(b)
+		if err != nil {
+			continue // another writer's half-written file: its age sweeps it
+		}
+		if r.ExpiresMS < nowMS-int64(staleGrace/time.Millisecond) || r.PID > 0 && !alive(r.PID) {
+			_ = os.Remove(path)
 		}
 	}
+}
+
+// staleGrace lets an expired hold finish its own cleanup before a sweep.
+const staleGrace = 2 * time.Second
+
+// alive reports whether pid is a running process (signal 0).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // Find reads the record of request id; nil when there is none.

@@ -192,15 +192,15 @@ func TestReplyLaneExpiryAndKeys(t *testing.T) {
 	if n := len(e.records()); n != 0 {
 		t.Errorf("the expired record was not deleted (%d left)", n)
 	}
-	id := e.s.Option(a.Pane, "@agent_permission_request")
-	if id == "" {
-		t.Fatal("no request id stamped")
+	// Nobody holds the request any more: its id is off the pane.
+	if id := e.s.Option(a.Pane, "@agent_permission_request"); id != "" {
+		t.Errorf("an expired hold left its request id %q on the pane", id)
 	}
 	dry, _, _ := e.tma("act", "approve", "--pane", a.Pane, "--dry-run")
 	if !strings.Contains(dry, "effect:  keys: 1") {
 		t.Errorf("dry run with no hook holding:\n%s", dry)
 	}
-	r, errs, code := e.actJSON(nil, "approve", "--pane", a.Pane, "--expect-permission-request", id)
+	r, errs, code := e.actJSON(nil, "approve", "--pane", a.Pane)
 	if code != 0 || r.Outcome != "sent" {
 		t.Fatalf("approve with no hook holding: exit %d %+v %s", code, r, errs)
 	}
@@ -224,6 +224,31 @@ func TestReplyLaneExpiryAndKeys(t *testing.T) {
 	}
 	if v := off.s.Option(b.Pane, "@agent_permission_request"); v != "" || len(off.records()) != 0 {
 		t.Errorf("lane off: request %q, records %v", v, off.records())
+	}
+	// A stale id from an earlier hold is taken off by a prompt with the lane off.
+	off.s.MustRun("set", "-p", "-t", b.Pane, "@agent_permission_request", "0123456789abcdef")
+	off.fire(b.Pane, "claude", "PermissionRequest", askPayload)
+	if v := off.s.Option(b.Pane, "@agent_permission_request"); v != "" {
+		t.Errorf("lane off: a stale request id %q survived a new prompt", v)
+	}
+}
+
+// A hook killed mid-hold leaves its record only until the next event.
+func TestReplyLaneKilledHookSwept(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
+	h, _ := e.held(a.Pane)
+	if err := h.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-h.done
+	if len(e.records()) != 1 {
+		t.Fatalf("records after the kill: %v", e.records())
+	}
+	e.fire(a.Pane, "claude", "Notification", `{`+sess+`,"message":"Claude is waiting for your input"}`)
+	if r := e.records(); len(r) != 0 {
+		t.Errorf("a killed hook's record survived the next event: %v", r)
 	}
 }
 

@@ -109,6 +109,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	target := pane
 	defer func() {
+		// Leftovers of holds that ended without cleaning up (a hook killed
+		// mid-hold) go with the next event.
+		lane.Sweep(lane.Dir(e.Getenv), time.Now().UnixMilli())
 		switch {
 		case clear:
 			if n := lane.ClearPane(lane.Dir(e.Getenv), serverKey(tc), target, ""); n > 0 {

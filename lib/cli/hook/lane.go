@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -49,7 +50,15 @@ func holdRequest(e *common.Env, tc *tmux.Client, ev libhook.Event, pane string, 
 	say("reply lane: holding request %s on %s for %d ms", r.ID, pane, holdMS)
 	v, end := lane.Hold(dir, r.ID, path, now.Add(time.Duration(holdMS)*time.Millisecond), lane.Poll)
 	say("reply lane: request %s %s", r.ID, end)
-	if end == lane.Replied {
+	switch end {
+	case lane.Replied:
 		fmt.Fprintf(e.Stdout, "%s\n", lane.Decision(v.Behavior))
+	case lane.Expired:
+		// Nobody holds the request any more: take its id off the pane,
+		// unless a newer prompt's id replaced it meanwhile.
+		l := "if-shell -F -t " + pane + " " + tmux.Quote("#{==:#{"+lane.Option+"},"+r.ID+"}") + " " + tmux.Quote("set -pu -t "+pane+" "+lane.Option)
+		if _, err := tc.Exec(context.Background(), []string{l}); err != nil {
+			say("reply lane: %v", err)
+		}
 	}
 }
