@@ -75,15 +75,13 @@ func PaneFormat() string {
 	for _, o := range StandaloneOptions {
 		b.WriteString(sep + "#{" + o + "}")
 	}
-	// Behind @agent_name: its options, or as many empty fields.
-	b.WriteString(sep + "#{?@agent_name,")
-	for i, o := range bound {
-		if i > 0 {
-			b.WriteString(sep)
-		}
-		b.WriteString("#{" + o + "}")
+	// Behind @agent_name: its options, or as many empty fields. Each field
+	// brings its separator, so both branches print the same count.
+	b.WriteString("#{?@agent_name,")
+	for _, o := range bound {
+		b.WriteString(sep + "#{" + o + "}")
 	}
-	b.WriteString("," + strings.Repeat(sep, len(bound)-1) + "}")
+	b.WriteString("," + strings.Repeat(sep, len(bound)) + "}")
 	b.WriteString(sep + "#{pane_title}")
 	return b.String()
 }
