@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -235,5 +236,32 @@ func TestSelectPaneInAnUnseenWindow(t *testing.T) {
 	}
 	if got := e.s.Option(c, "@agent_attention"); got != "1" {
 		t.Errorf("the arrival in an unseen window was cleared")
+	}
+}
+
+// A broken user manifest shadowing a bundled agent: the hook falls back to
+// the bundled one, as ls does, and doctor names the skipped file.
+func TestHookFallsBackOverABrokenUserManifest(t *testing.T) {
+	e := newEnv(t, laneOff)
+	b, err := os.ReadFile(filepath.Join("..", "..", "manifests", "agents", "claude.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := regexp.MustCompile(`matcher = '[^']*'`).ReplaceAllLiteralString(string(b), `matcher = '([unclosed'`)
+	dir := filepath.Join(e.home, ".config", "tma", "agents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "claude.toml"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`,"prompt":"hi"}`)
+	if got := e.s.Option(a.Pane, "@agent_state"); got != "working" {
+		t.Errorf("the hook dropped the event: state %q", got)
+	}
+	out, _, _ := e.tma("doctor")
+	if !strings.Contains(out, filepath.Join(dir, "claude.toml")+": hooks.map[") || !strings.Contains(out, "bad regex") {
+		t.Errorf("doctor does not name the skipped manifest:\n%s", out)
 	}
 }
