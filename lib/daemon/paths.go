@@ -20,6 +20,9 @@ type Paths struct {
 	Lock   string // <dir>/<16 hex>.lock: `<pid> <version>`, flock'd while it runs
 	Log    string // <dir>/<16 hex>.log, 0600, bounded (one rotated .1 beside it)
 	Config string // <dir>/<16 hex>.config.toml: the last config the daemon accepted, which its stages read
+	// Upgraded is <dir>/<16 hex>.upgraded: when restart_on_upgrade last
+	// replaced this server's daemon.
+	Upgraded string
 }
 
 // Dir is the daemon's runtime directory: $XDG_RUNTIME_DIR/tma when that is
@@ -43,7 +46,7 @@ func ForEnv(server string, getenv func(string) string) Paths {
 	sum := sha256.Sum256([]byte(server))
 	dir := Dir(getenv)
 	base := filepath.Join(dir, hex.EncodeToString(sum[:8]))
-	return Paths{Server: server, Dir: dir, Socket: base + ".sock", Lock: base + ".lock", Log: base + ".log", Config: base + ".config.toml"}
+	return Paths{Server: server, Dir: dir, Socket: base + ".sock", Lock: base + ".lock", Log: base + ".log", Config: base + ".config.toml", Upgraded: base + ".upgraded"}
 }
 
 // ServerPath is the #{socket_path} of the server t names, worked out the

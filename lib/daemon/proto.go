@@ -73,7 +73,10 @@ type Ancestor struct {
 
 // Reply is the daemon's answer line.
 type Reply struct {
-	OK          bool            `json:"ok"`
+	OK bool `json:"ok"`
+	// Version is the daemon's build, on every reply: a client learns of a
+	// skew without asking.
+	Version     string          `json:"version,omitempty"`
 	Code        string          `json:"code,omitempty"`
 	Error       string          `json:"error,omitempty"`
 	Hello       *Hello          `json:"hello,omitempty"`

@@ -55,6 +55,7 @@ var spawners = map[string]string{
 	"lib/pick":              "fzf for the picker (executed, never linked); the dispatcher's act --menu for the picker and watch",
 	"lib/act/child":         "sh -c <command> for an exec action, under its deadline",
 	"lib/notify":            "the [notify] command (sh -c, under its bound) and tma-notify, the supervisor a fire hands it to",
+	"lib/daemon":            "a detached tma-daemon a hot path starts without waiting (autostart, restart_on_upgrade)",
 	"lib/daemon/serve":      "the daemon's own pipeline stages (tma-scan, tma-fold, tma-stamp) and a detached tma-daemon for --ensure",
 	"lib/testkit/fakeagent": "nothing, but it is a test program",
 }

@@ -860,3 +860,89 @@ func TestDaemonPushWait(t *testing.T) {
 		t.Fatalf("push row %v\npoll row %v", got, want)
 	}
 }
+
+// buildOld builds every tool as tma 0.0.1 (the daemon finds its stages
+// beside itself).
+func buildOld(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command("go", "build", "-ldflags", "-X github.com/tmaproject/tma/lib/cli/common.Version=0.0.1", "-o", dir+"/", "./cmd/...")
+	cmd.Dir = root()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build 0.0.1: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// TestDaemonUpgrade: [daemon] restart_on_upgrade replaces an older
+// daemon from a surface (tma status) and from the hook path, at most once
+// a minute per server; --restart from the older build goes back; off, or
+// with equal versions, nothing is replaced; autostart starts one from a
+// surface.
+func TestDaemonUpgrade(t *testing.T) {
+	e := newEnv(t, laneOff)
+	old := buildOld(t)
+	a := e.s.StartAgent("claude", claudeIdle)
+	oldDaemon := func(flag string) {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(old, "tma-daemon"), "--socket-path", e.s.Socket, "daemon", flag)
+		cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("the 0.0.1 daemon %s: %v\n%s", flag, err, out)
+		}
+	}
+	oldDaemon("--ensure")
+	t.Cleanup(e.stopDaemon)
+	if r := e.running(); r == nil || r.Version != "0.0.1" {
+		t.Fatalf("the old daemon: %+v", r)
+	}
+	// A status line's run replaces it (in the background: this run is
+	// answered by the old one).
+	if _, errs, code := e.tma("status"); code != 0 {
+		t.Fatalf("status: %d %s", code, errs)
+	}
+	e.s.WaitFor(func() bool { r := e.running(); return r != nil && r.Version == "0.1.0" }, "the 0.1.0 daemon in its place")
+	if !strings.Contains(e.daemonLog(), "stopping: signal terminated") {
+		t.Fatalf("the old daemon was not stopped with SIGTERM:\n%s", e.daemonLog())
+	}
+
+	// Going back on purpose: --restart from the older build.
+	cmd := exec.Command(filepath.Join(old, "tma-daemon"), "--socket-path", e.s.Socket, "daemon", "--restart")
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "tma: daemon restarted (0.0.1)") {
+		t.Fatalf("--restart from 0.0.1: %v %s", err, out)
+	}
+	// Within the minute no surface or hook replaces it again.
+	e.tma("status")
+	e.fire(a.Pane, "claude", "Stop", `{`+sess+`}`)
+	time.Sleep(1500 * time.Millisecond)
+	if r := e.running(); r == nil || r.Version != "0.0.1" {
+		t.Fatalf("a second automatic restart within the minute: %+v", r)
+	}
+	// Past the minute (the claim's time moved back), the hook path replaces it.
+	os.WriteFile(e.paths().Upgraded, []byte(itoa(time.Now().Add(-2*time.Minute).UnixMilli())+"\n"), 0o600)
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
+	e.s.WaitFor(func() bool { r := e.running(); return r != nil && r.Version == "0.1.0" }, "the hook path's replacement")
+
+	// Off: nothing replaces an older daemon.
+	e.writeConfig(laneOff + "[daemon]\nrestart_on_upgrade = false\n")
+	oldDaemon("--restart")
+	os.Remove(e.paths().Upgraded)
+	e.tma("status")
+	time.Sleep(1500 * time.Millisecond)
+	if r := e.running(); r == nil || r.Version != "0.0.1" {
+		t.Fatalf("restart_on_upgrade = false replaced the daemon: %+v", r)
+	}
+	e.stopDaemon()
+
+	// autostart: a surface starts one; off (the default), none starts.
+	e.writeConfig(laneOff)
+	e.tma("status")
+	time.Sleep(1500 * time.Millisecond)
+	if r := e.running(); r != nil {
+		t.Fatalf("a daemon started without autostart: %+v", r)
+	}
+	e.writeConfig(laneOff + "[daemon]\nautostart = true\n")
+	e.tma("status")
+	e.s.WaitFor(func() bool { return e.running() != nil }, "autostart's daemon")
+}

@@ -22,6 +22,7 @@ type runCmd struct {
 	Ensure   bool `name:"ensure" xor:"mode" help:"start a detached daemon for this server if none is running, then exit 0 (a no-op when one runs)."`
 	Restart  bool `name:"restart" xor:"mode" help:"stop the running daemon (SIGTERM, never more) and start this build in its place, even when none was running."`
 	Detached bool `name:"detached" xor:"mode" hidden:"" help:"internal: the process --ensure starts."`
+	Upgrade  bool `name:"upgrade" xor:"mode" hidden:"" help:"internal: replace an older running daemon by [daemon] restart_on_upgrade's rule (what a surface or hook starts)."`
 }
 
 type transitionsCmd struct {
@@ -64,8 +65,14 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return common.ExitFail
 	}
 	switch {
+	case c.Run.Upgrade:
+		if _, err := Upgrade(e, &c.Globals, cfg, srv); err != nil {
+			e.Errorf("%v", err)
+			return common.ExitFail
+		}
+		return common.ExitOK
 	case c.Run.Ensure:
-		if _, err := Ensure(e, &c.Globals, srv); err != nil {
+		if _, err := Ensure(e, &c.Globals, cfg, srv); err != nil {
 			e.Errorf("%v", err)
 			return common.ExitFail
 		}
@@ -103,16 +110,43 @@ func Resolve(e *common.Env, g *common.Globals, cfg *config.Config) (*Server, err
 }
 
 // Ensure starts a detached daemon for srv unless one is running, and
-// returns the hello of the daemon that runs (nil when one already did).
-func Ensure(e *common.Env, g *common.Globals, srv *Server) (*libdaemon.Hello, error) {
+// returns the hello of the daemon it started (nil when one already ran).
+// A running one of an older build is replaced first when [daemon]
+// restart_on_upgrade's rule says so.
+func Ensure(e *common.Env, g *common.Globals, cfg *config.Config, srv *Server) (*libdaemon.Hello, error) {
 	r, err := libdaemon.Find(srv.Paths)
 	if err != nil {
 		return nil, fmt.Errorf("daemon lock %s: %v", srv.Paths.Lock, err)
 	}
 	if r != nil {
-		return nil, nil
+		return Upgrade(e, g, cfg, srv)
 	}
 	return serve.Start(detached(e, g, srv))
+}
+
+// Upgrade replaces the running daemon when restart_on_upgrade is on and
+// its rule holds (this build strictly newer, its pid alive, none replaced
+// within a minute), quietly; it returns the new daemon's hello, nil when
+// nothing was due.
+func Upgrade(e *common.Env, g *common.Globals, cfg *config.Config, srv *Server) (*libdaemon.Hello, error) {
+	if !cfg.Daemon.RestartOnUpgrade {
+		return nil, nil
+	}
+	r, err := libdaemon.Find(srv.Paths)
+	if err != nil || !libdaemon.UpgradeDue(r, common.Version) {
+		return nil, err
+	}
+	release, ok := libdaemon.ClaimUpgrade(srv.Paths, time.Now())
+	if !ok {
+		return nil, nil // another process is at it, or one fired within the minute
+	}
+	defer release()
+	if r, err = libdaemon.Find(srv.Paths); err != nil || !libdaemon.UpgradeDue(r, common.Version) {
+		return nil, err // replaced meanwhile
+	}
+	q := *e
+	q.Stdout = io.Discard
+	return Restart(&q, g, srv)
 }
 
 // detached is the command line of a background daemon: this binary with
@@ -127,7 +161,7 @@ func detached(e *common.Env, g *common.Globals, srv *Server) serve.Detached {
 		args = append(args, "--manifest-dir", abs(g.ManifestDir))
 	}
 	args = append(args, "daemon", "--detached")
-	return serve.Detached{Exe: serve.FindTool("tma-daemon"), Args: args, Env: environ(e), Paths: srv.Paths}
+	return serve.Detached{Exe: libdaemon.FindTool("tma-daemon"), Args: args, Env: environ(e), Paths: srv.Paths}
 }
 
 func abs(p string) string {
@@ -202,9 +236,12 @@ func foreground(e *common.Env, g *common.Globals, srv *Server, isDetached bool) 
 		stageArgs = append(stageArgs, "--manifest-dir", g.ManifestDir)
 	}
 	stages := []serve.Stage{
-		{Name: "tma-scan", Path: serve.FindTool("tma-scan"), Args: append(append([]string{}, stageArgs...), "--follow", "--interval", Interval.String())},
-		{Name: "tma-fold", Path: serve.FindTool("tma-fold"), Args: stageArgs},
-		{Name: "tma-stamp", Path: serve.FindTool("tma-stamp"), Args: stageArgs},
+		{Name: "tma-scan", Path: libdaemon.FindTool("tma-scan"), Args: append(append([]string{}, stageArgs...), "--follow", "--interval", Interval.String())},
+		{Name: "tma-fold", Path: libdaemon.FindTool("tma-fold"), Args: stageArgs},
+		// The daemon's stamp fires [notify] for the episodes it wins, with
+		// the triggers only a resident process can watch (stall,
+		// context_high, osc_progress).
+		{Name: "tma-stamp", Path: libdaemon.FindTool("tma-stamp"), Args: append(append([]string{}, stageArgs...), "--notify")},
 	}
 	env := append(environ(e), "TMA_PIPELINE_PID="+strconv.Itoa(os.Getpid()))
 	// The loads' warnings (a user manifest skipped) go to the log.

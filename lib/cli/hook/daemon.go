@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/daemon"
 	libhook "github.com/tmaproject/tma/lib/hook"
 	"github.com/tmaproject/tma/lib/lane"
@@ -25,7 +26,7 @@ const DaemonAckTimeout = 20 * time.Millisecond
 // path the client already knows); none listening, a refusal (its
 // manifests map the event to nothing, or it is too old to know the verb)
 // or a slow answer all return false.
-func handToDaemon(e *common.Env, tc *tmux.Client, ev libhook.Event, say func(string, ...any)) bool {
+func handToDaemon(e *common.Env, tc *tmux.Client, cfg *config.Config, ev libhook.Event, say func(string, ...any)) bool {
 	p := daemon.ForEnv(daemon.ServerPath(tc.Target, e.Getenv), e.Getenv)
 	req := &daemon.Event{Agent: ev.Agent.Name, Name: ev.Name, Pane: ev.Pane, Payload: ev.Payload.Raw, NowMS: ev.NowMS,
 		LaneDir: lane.Dir(e.Getenv), LaneServer: serverKey(tc)}
@@ -36,7 +37,11 @@ func handToDaemon(e *common.Env, tc *tmux.Client, ev libhook.Event, say func(str
 			req.Chain = append(req.Chain, daemon.Ancestor{PID: a.PID, Comm: a.Comm})
 		}
 	}
-	_, c, err := daemon.Call(p.Socket, daemon.Request{Verb: daemon.VerbEvent, Event: req}, DaemonAckTimeout)
+	rep, c, err := daemon.Call(p.Socket, daemon.Request{Verb: daemon.VerbEvent, Event: req}, DaemonAckTimeout)
+	if rep != nil {
+		// restart_on_upgrade acts from the hook path too (autostart does not).
+		daemon.AfterAsk(p, rep.Version, err, daemon.PolicyOf(false, cfg.Daemon.RestartOnUpgrade, common.Version, "", ""))
+	}
 	var refused *daemon.Refused
 	switch {
 	case err == nil:

@@ -125,7 +125,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// the hook is done on its ack; unreachable, refusing or too old, the
 	// hook stamps the pane as ever. A reply-lane hold and a from_event fire
 	// stay the hook's: both act on the stamp's own tmux call.
-	if ev.Request == "" && nt == nil && handToDaemon(e, tc, ev, say) {
+	if ev.Request == "" && nt == nil && handToDaemon(e, tc, l.Config, ev, say) {
 		return 0
 	}
 	// The common event is planned blind and costs one tmux spawn; a

@@ -132,7 +132,7 @@ func (r *run) startDaemon() {
 	srv, err := clidaemon.Resolve(r.e, r.g, r.config())
 	if err == nil {
 		var h *daemon.Hello
-		if h, err = clidaemon.Ensure(r.e, r.g, srv); err == nil {
+		if h, err = clidaemon.Ensure(r.e, r.g, r.config(), srv); err == nil {
 			if h == nil {
 				r.out("tma: a daemon is already running for this server (%s)", srv.Paths.Socket)
 			} else {

@@ -84,7 +84,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	if cmd == "status" && c.Status.FromDaemon {
-		in, ok := fromDaemon(e, &c.Globals)
+		in, ok := fromDaemon(e, &c.Globals, cfg)
 		if !ok {
 			return ExitNoDaemon
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/fleet"
 )
@@ -35,8 +36,13 @@ type subscription struct {
 	gone  chan struct{}
 }
 
-func subscribeTo(p daemon.Paths) *subscription {
-	_, c, err := daemon.Call(p.Socket, daemon.Request{Verb: daemon.VerbSubscribe}, SubscribeAsk)
+func subscribeTo(p daemon.Paths, pol daemon.Policy) *subscription {
+	rep, c, err := daemon.Call(p.Socket, daemon.Request{Verb: daemon.VerbSubscribe}, SubscribeAsk)
+	ver := ""
+	if rep != nil {
+		ver = rep.Version
+	}
+	daemon.AfterAsk(p, ver, err, pol)
 	if err != nil {
 		return nil
 	}
@@ -72,8 +78,16 @@ func feed(e *common.Env, g *common.Globals) <-chan cycleMsg {
 		var reprobe <-chan time.Time
 		var own *ownCycle
 		var last int64
+		first := true
 		try := func() {
-			if sub = subscribeTo(*paths); sub == nil {
+			// [daemon] autostart starts a daemon on the stream's first look
+			// only; restart_on_upgrade acts on every subscription.
+			pol := daemon.Policy{}
+			if cfg, _, err := config.LoadResolved(g.Config, config.Env(e.Lookup)); err == nil {
+				pol = daemon.PolicyOf(cfg.Daemon.Autostart && first, cfg.Daemon.RestartOnUpgrade, common.Version, g.Config, g.ManifestDir)
+			}
+			first = false
+			if sub = subscribeTo(*paths, pol); sub == nil {
 				reprobe = time.After(ReprobeEvery)
 			}
 		}

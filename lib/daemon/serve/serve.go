@@ -411,42 +411,43 @@ func (d *state) handle(c net.Conn) {
 	}
 	var req daemon.Request
 	if err := json.Unmarshal(line, &req); err != nil {
-		reply(c, daemon.Reply{Code: daemon.CodeBadRequest, Error: "a request is one JSON object on one line"})
+		d.reply(c, daemon.Reply{Code: daemon.CodeBadRequest, Error: "a request is one JSON object on one line"})
 		c.Close()
 		return
 	}
 	switch req.Verb {
 	case daemon.VerbHello:
-		reply(c, daemon.Reply{OK: true, Hello: d.hello()})
+		d.reply(c, daemon.Reply{OK: true, Hello: d.hello()})
 	case daemon.VerbStatus:
 		d.mu.Lock()
 		latest := d.latest
 		d.mu.Unlock()
 		if latest == nil {
-			reply(c, daemon.Reply{Code: daemon.CodeNotReady, Error: "no cycle yet"})
+			d.reply(c, daemon.Reply{Code: daemon.CodeNotReady, Error: "no cycle yet"})
 			break
 		}
-		if reply(c, daemon.Reply{OK: true}) == nil {
+		if d.reply(c, daemon.Reply{OK: true}) == nil {
 			_, _ = c.Write(latest)
 		}
 	case daemon.VerbEvent:
-		reply(c, d.event(req.Event))
+		d.reply(c, d.event(req.Event))
 	case daemon.VerbTransitions:
 		d.mu.Lock()
 		doc := d.ring.Doc()
 		d.mu.Unlock()
-		reply(c, daemon.Reply{OK: true, Transitions: doc})
+		d.reply(c, daemon.Reply{OK: true, Transitions: doc})
 	case daemon.VerbSubscribe:
 		d.subscribe(c, r)
 		return
 	default:
-		reply(c, daemon.Reply{Code: daemon.CodeUnknownVerb,
+		d.reply(c, daemon.Reply{Code: daemon.CodeUnknownVerb,
 			Error: fmt.Sprintf("unknown verb %q (this daemon is tma %s; it knows %s)", req.Verb, d.o.Version, strings.Join(daemon.Verbs, ", "))})
 	}
 	c.Close()
 }
 
-func reply(c net.Conn, rep daemon.Reply) error {
+func (d *state) reply(c net.Conn, rep daemon.Reply) error {
+	rep.Version = d.o.Version
 	b, _ := json.Marshal(rep)
 	_, err := c.Write(append(b, '\n'))
 	return err
@@ -464,7 +465,7 @@ func (d *state) hello() *daemon.Hello {
 // the client goes (a read that ends) or the daemon stops.
 func (d *state) subscribe(c net.Conn, r *bufio.Reader) {
 	defer c.Close()
-	if reply(c, daemon.Reply{OK: true}) != nil {
+	if d.reply(c, daemon.Reply{OK: true}) != nil {
 		return
 	}
 	_ = c.SetDeadline(time.Time{})

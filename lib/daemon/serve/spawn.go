@@ -6,29 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/tmaproject/tma/lib/daemon"
 )
-
-// FindTool returns the tma tool name beside the running executable, else
-// the one on $PATH, else name itself (its start then fails with a clear
-// error in the log).
-func FindTool(name string) string {
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	return name
-}
 
 // Detached is a daemon to start in the background.
 type Detached struct {
