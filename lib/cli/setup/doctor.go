@@ -375,11 +375,10 @@ func (r *run) diagnose() (*Doctor, string) {
 	for _, s := range doc.Actions.Issues {
 		sub("- %s", s)
 	}
+	// fzf is an info line: only the picker needs it, and the manual's list
+	// of warnings does not name it.
 	fl, ok := FzfDoctorLine(r.e.Getenv, self())
 	doc.Fzf = dFzf{OK: ok, Line: strings.TrimSpace(strings.TrimPrefix(fl, "fzf:"))}
-	if !ok {
-		warn()
-	}
 	b.WriteString(fl + "\n")
 
 	// The last failed notify command, until a clean fire clears it.
@@ -406,6 +405,17 @@ func (r *run) diagnose() (*Doctor, string) {
 		line("status:", "the global `status` option is off — the `#(tma status)` driver never runs and `display-message` notifications are invisible (`tmux set -g status on`)")
 	} else {
 		doc.StatusOption.On = true
+	}
+	// The status-line click bindings (install-keys --mouse) do nothing
+	// while tmux's mouse is off, and tma never turns it on.
+	if out, _, err := c.Run(ctx, "", "list-keys", "-T", "root", ";", "show-options", "-gqv", "mouse"); err == nil {
+		doc.Mouse.BindingsInstalled = strings.Contains(out, "MouseDown1Status") && strings.Contains(out, "tma jump --blocked")
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		doc.Mouse.On = len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "on"
+		if doc.Mouse.BindingsInstalled && !doc.Mouse.On {
+			warn()
+			line("mouse:", "the status-line click bindings are installed but `mouse` is off — they do nothing until you `tmux set -g mouse on` (tma never sets it)")
+		}
 	}
 
 	// Out-of-scope panes, and stamps tma cannot read.
@@ -458,7 +468,7 @@ func (r *run) diagnose() (*Doctor, string) {
 			sub("- %s %s (%s)", n.Pane, n.Locator, render(n))
 		}
 	}
-	section("remote:", "behind a remote shell — an agent there reports only if it can reach this tmux socket (see docs/hooks.md)", doc.RemotePanes, func(n dPaneNote) string { return n.Detail })
+	section("remote:", "behind a remote shell — an agent there reports only if it can reach this tmux socket (see docs/how-to/agents-in-containers.md)", doc.RemotePanes, func(n dPaneNote) string { return n.Detail })
 	section("ignored:", "excluded from detection — unset the option to bring one back (`tmux set-option -pu -t <pane> @agent_ignore`)", doc.IgnoredPanes, func(n dPaneNote) string { return "ignored via @agent_ignore = " + n.Detail })
 	section("nested:", "running a multiplexer client — agent state lives on the inner server; run tma there", doc.Nested, func(n dPaneNote) string { return n.Detail })
 	section("stamps:", "carry a stamp tma cannot decode or did not write", doc.StampIssues, func(n dPaneNote) string { return n.Detail })
