@@ -87,7 +87,7 @@ func TestClaimShape(t *testing.T) {
 	if !strings.Contains(raise, "#{!=:#{@agent_state},blocked}") || !strings.Contains(raise, "@agent_attention") {
 		t.Errorf("attention raise: %s", raise)
 	}
-	for _, want := range []string{"if-shell -F -t %1 '#{&&:"+notIgnored+",#{||:#{e|<:#{@agent_evidence_at},1800000000000},"+tmux.FromTheFuture(1800000000000)+"}}'", "@agent_state '\\''blocked'\\''",
+	for _, want := range []string{"if-shell -F -t %1 '#{&&:" + notIgnored + ",#{||:#{e|<:#{@agent_evidence_at},1800000000000}," + tmux.FromTheFuture(1800000000000) + "}}'", "@agent_state '\\''blocked'\\''",
 		"@agent_source '\\''hook'\\''", "@agent_pending_tool '\\''Bash'\\''", "rm -rf /tmp/x rm -rf ~"} {
 		if !strings.Contains(tuple, want) {
 			t.Errorf("tuple lacks %q:\n%s", want, tuple)
