@@ -44,6 +44,7 @@ func TestBundled(t *testing.T) {
 		"compact":   {"claude"},
 		"steer":     {"claude", "codex", "gemini", "opencode", "pi"},
 		"steer_now": {"claude", "codex"},
+		"answer":    {"claude"},
 	}
 	if len(got) != len(want) {
 		t.Errorf("bundled %d actions, want %d", len(got), len(want))
@@ -185,7 +186,7 @@ func TestLoadSkipsBrokenUserFiles(t *testing.T) {
 	if diff := cmp.Diff([]string{`mine: names unknown agent "claudee"`}, s.UnknownAgents(known)); diff != "" {
 		t.Error(diff)
 	}
-	if s2, err := Load(filepath.Join(dir, "missing")); err != nil || len(s2.Problems) != 0 || len(s2.Actions) != 6 {
+	if s2, err := Load(filepath.Join(dir, "missing")); err != nil || len(s2.Problems) != 0 || len(s2.Actions) != 7 {
 		t.Errorf("a missing user dir is no error: %v %v", err, s2)
 	}
 }

@@ -44,13 +44,18 @@ func bundledAgent(name string) *Agent {
 						Claim:   Claim{State: "blocked", Detail: "plan"},
 					},
 					{
+						Event:   "PermissionRequest",
+						Matcher: lazyRegex(`"tool_name"\s*:\s*"AskUserQuestion"`),
+						Claim:   Claim{State: "blocked", Detail: "question"},
+					},
+					{
 						Event: "PermissionRequest",
 						Claim: Claim{State: "blocked", Detail: "permission"},
 					},
 					{
 						Event:   "Notification",
-						Matcher: lazyRegex(`"notification_type"\s*:\s*"(permission_prompt|elicitation_dialog)"`),
-						Claim:   Claim{State: "blocked", Detail: "permission"},
+						Matcher: lazyRegex(`"notification_type"\s*:\s*"elicitation_dialog"`),
+						Claim:   Claim{State: "blocked", Detail: "question"},
 					},
 					{
 						Event:   "Notification",
@@ -135,6 +140,142 @@ func bundledAgent(name string) *Agent {
 				{
 					Index:    2,
 					State:    "blocked",
+					Detail:   "question",
+					Label:    "question-dialog",
+					Priority: 120,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^[\s\pZ]*❯[\s\pZ]*\d+\.[\s\pZ]`,
+								Re:   lazyRegex(`^[\s\pZ]*❯[\s\pZ]*\d+\.[\s\pZ]`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)[\s\pZ]*Enter to select · ↑/↓ to navigate · Esc to cancel[\s\pZ]*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)[\s\pZ]*Enter to select · ↑/↓ to navigate · Esc to cancel[\s\pZ]*\z`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `^─{8,}[\s\pZ]*\n❯`,
+										Re:   lazyRegex(`(?m)^─{8,}[\s\pZ]*\n❯`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    3,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-theme",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^[\s\pZ]*❯[\s\pZ]*\d+\.[\s\pZ]`,
+								Re:   lazyRegex(`^[\s\pZ]*❯[\s\pZ]*\d+\.[\s\pZ]`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)[\s\pZ]*Syntax theme:.*\(ctrl\+t to (disable|enable)\)[\s\pZ]*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)[\s\pZ]*Syntax theme:.*\(ctrl\+t to (disable|enable)\)[\s\pZ]*\z`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `^─{8,}[\s\pZ]*\n❯`,
+										Re:   lazyRegex(`(?m)^─{8,}[\s\pZ]*\n❯`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    4,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-continue",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(2)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^[\s\pZ]*Press Enter to continue…[\s\pZ]*$`,
+								Re:   lazyRegex(`^[\s\pZ]*Press Enter to continue…[\s\pZ]*$`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `^─{8,}[\s\pZ]*\n❯`,
+										Re:   lazyRegex(`(?m)^─{8,}[\s\pZ]*\n❯`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 2},
+				},
+				{
+					Index:    5,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-api-key",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^[\s\pZ]*❯[\s\pZ]*\d+\.[\s\pZ]`,
+								Re:   lazyRegex(`^[\s\pZ]*❯[\s\pZ]*\d+\.[\s\pZ]`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^[\s\pZ]*(❯[\s\pZ]*)?2\.[\s\pZ]*No \(recommended\)[\s\pZ]*$`,
+								Re:   lazyRegex(`^[\s\pZ]*(❯[\s\pZ]*)?2\.[\s\pZ]*No \(recommended\)[\s\pZ]*$`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)[\s\pZ]*Enter to confirm · Esc to cancel[\s\pZ]*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)[\s\pZ]*Enter to confirm · Esc to cancel[\s\pZ]*\z`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `^─{8,}[\s\pZ]*\n❯`,
+										Re:   lazyRegex(`(?m)^─{8,}[\s\pZ]*\n❯`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    6,
+					State:    "blocked",
 					Detail:   "plan",
 					Label:    "plan-approval",
 					Priority: 110,
@@ -162,7 +303,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
 				},
 				{
-					Index:    3,
+					Index:    7,
 					State:    "working",
 					Label:    "spinner-line",
 					Priority: 100,
@@ -175,7 +316,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 20},
 				},
 				{
-					Index:    4,
+					Index:    8,
 					State:    "working",
 					Label:    "footer-esc-to-interrupt",
 					Priority: 95,
@@ -188,7 +329,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 4},
 				},
 				{
-					Index:    5,
+					Index:    9,
 					State:    "working",
 					Label:    "title-spinner",
 					Priority: 90,
@@ -201,7 +342,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.Title},
 				},
 				{
-					Index:  6,
+					Index:  10,
 					State:  "idle",
 					Label:  "prompt-box",
 					Region: "bottom_non_empty_lines(10)",

@@ -379,7 +379,12 @@ func TestMapEvent(t *testing.T) {
 		turnEnd, none  bool
 	}{
 		{"PermissionRequest", `{"tool_name":"Bash"}`, Claim{State: "blocked", Detail: "permission"}, false, false},
-		{"Notification", `{"notification_type": "permission_prompt"}`, Claim{State: "blocked", Detail: "permission"}, false, false},
+		// AskUserQuestion asks through PermissionRequest too: a question, not a permission.
+		{"PermissionRequest", `{"tool_name":"AskUserQuestion"}`, Claim{State: "blocked", Detail: "question"}, false, false},
+		// permission_prompt follows every PermissionRequest, question or not, with the same
+		// payload: unmapped, so it cannot overwrite the detail (fixtures/claude/hooks).
+		{"Notification", `{"notification_type": "permission_prompt"}`, Claim{}, false, true},
+		{"Notification", `{"notification_type":"elicitation_dialog"}`, Claim{State: "blocked", Detail: "question"}, false, false},
 		{"Notification", `{"notification_type":"quota_auto_resume_fired"}`, Claim{State: "working", Detail: "rate_limit"}, false, false},
 		{"Notification", `{"notification_type":"quota_auto_resume_stale"}`, Claim{State: "blocked", Detail: "rate_limit"}, false, false},
 		{"Notification", `{"notification_type":"idle_prompt"}`, Claim{}, false, true},
