@@ -18,9 +18,9 @@ import (
 
 type muteCmd struct {
 	selector.Flags
-	Pane  string `name:"pane" placeholder:"ID" help:"the pane to mute (default: $TMUX_PANE); excludes the selector flags, which mute every agent pane they match."`
-	For   string `name:"for" placeholder:"DUR" help:"how long: an integer with an optional unit s, m, h or d (a bare number is seconds); default: until --clear."`
-	Clear bool   `name:"clear" help:"end the mute on the same targets (harmless on a pane that is not muted)."`
+	Pane  string  `name:"pane" placeholder:"ID" help:"the pane to mute (default: $TMUX_PANE); excludes the selector flags, which mute every agent pane they match."`
+	For   *string `name:"for" placeholder:"DUR" help:"how long: an integer with an optional unit s, m, h or d (a bare number is seconds); default: until --clear."`
+	Clear bool    `name:"clear" help:"end the mute on the same targets (harmless on a pane that is not muted)."`
 }
 
 // muter is one tma mute invocation. The mute is the pane option
@@ -42,15 +42,16 @@ func (m *muter) usage(format string, a ...any) int {
 func (m *muter) main() int {
 	c := m.c
 	switch {
-	case c.For != "" && c.Clear:
+	case c.For != nil && c.Clear:
 		return m.usage("--for and --clear exclude each other: --clear ends the mute")
 	case c.Pane != "" && !tmux.ValidPaneID(c.Pane):
 		return m.usage("invalid pane id %q (expected %%N)", c.Pane)
 	}
 	var forMS int64
-	if c.For != "" {
+	if c.For != nil {
+		// An empty --for is a mistake, never "until --clear".
 		var err error
-		if forMS, err = libact.ParseMuteFor(c.For); err != nil {
+		if forMS, err = libact.ParseMuteFor(*c.For); err != nil {
 			return m.usage("%v", err)
 		}
 	}
