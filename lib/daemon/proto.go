@@ -53,12 +53,15 @@ type Request struct {
 // was called with, its evidence time, and its parent chain (the agent
 // process is found in it for a start event, as the hook would).
 type Event struct {
-	Agent   string     `json:"agent"`
-	Name    string     `json:"name"`
-	Pane    string     `json:"pane"`
-	Payload string     `json:"payload"`
-	NowMS   int64      `json:"now_ms"`
-	Chain   []Ancestor `json:"chain,omitempty"`
+	Agent string `json:"agent"`
+	Name  string `json:"name"`
+	Pane  string `json:"pane"`
+	// Explicit: the pane was named (tma event --pane), so it is the target
+	// whatever the session says; else it is the hook's $TMUX_PANE.
+	Explicit bool       `json:"explicit,omitempty"`
+	Payload  string     `json:"payload"`
+	NowMS    int64      `json:"now_ms"`
+	Chain    []Ancestor `json:"chain,omitempty"`
 	// The reply lane's directory and server key as the hook sees them:
 	// the next non-blocked event releases the pane's held requests there.
 	LaneDir    string `json:"lane_dir,omitempty"`

@@ -28,7 +28,7 @@ const DaemonAckTimeout = 20 * time.Millisecond
 // or a slow answer all return false.
 func handToDaemon(e *common.Env, tc *tmux.Client, cfg *config.Config, ev libhook.Event, say func(string, ...any)) bool {
 	p := daemon.ForEnv(daemon.ServerPath(tc.Target, e.Getenv), e.Getenv)
-	req := &daemon.Event{Agent: ev.Agent.Name, Name: ev.Name, Pane: ev.Pane, Payload: ev.Payload.Raw, NowMS: ev.NowMS,
+	req := &daemon.Event{Agent: ev.Agent.Name, Name: ev.Name, Pane: ev.Pane, Explicit: ev.Explicit, Payload: ev.Payload.Raw, NowMS: ev.NowMS,
 		LaneDir: lane.Dir(e.Getenv), LaneServer: serverKey(tc)}
 	// A start event's agent pid is found in the hook's own parent chain,
 	// which is gone by the time the daemon writes.

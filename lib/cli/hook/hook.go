@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/tmaproject/tma/lib/cli/common"
 	libhook "github.com/tmaproject/tma/lib/hook"
+	"github.com/tmaproject/tma/lib/hook/apply"
 	"github.com/tmaproject/tma/lib/lane"
 	"github.com/tmaproject/tma/lib/proc"
-	"github.com/tmaproject/tma/lib/tmux"
 )
 
 // HookTimeout bounds each tmux call a hook makes.
@@ -130,74 +129,29 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// The common event is planned blind and costs one tmux spawn; a
 	// registration, a subagent's bookkeeping, or an event whose session lives
-	// in another pane lists the panes first.
-	plan, err := libhook.Build(ev, nil)
-	if err != nil {
-		say("%v", err)
-		return 0
+	// in another pane lists the panes first (lib/hook/apply, which the
+	// daemon's commits share).
+	now := func() int64 { return time.Now().UnixMilli() }
+	res := apply.Run(ctx, tc, ev, func() []*proc.Proc { return proc.Ancestors(os.Getppid()) }, apply.Notify{
+		Arm:  func(lines []string, pane string) []string { return nt.arm(lines, pane, now()) },
+		Fire: func(out string) { nt.fire(tc, out, now(), say) },
+	})
+	target = res.Target
+	switch {
+	case res.Err != nil:
+		say("%s", common.DescribeTmuxError(e, tc, res.Err))
+	case res.Stderr != "":
+		say("tmux: %s", res.Stderr)
 	}
-	if !plan.NeedPanes {
-		out, errText, err := tc.Batch(ctx, nt.arm(withReadBack(plan.Lines, ev.Request, pane), pane, time.Now().UnixMilli()))
-		switch {
-		case err != nil:
-			say("%s", common.DescribeTmuxError(e, tc, err))
-			return 0
-		case strings.TrimSpace(errText) != "":
-			say("tmux: %s", strings.TrimSpace(errText))
-		}
-		nt.fire(tc, out, time.Now().UnixMilli(), say)
-		if !strings.Contains(out, libhook.Elsewhere) {
-			say("%s", plan.Why)
-			wrote = len(plan.Lines) > 0 && strings.TrimSpace(errText) == ""
-			if wrote && ev.Request != "" && !strings.Contains(out, ev.Request) {
-				say("reply lane: the stamp lost to newer evidence; not holding")
-				ev.Request = ""
-			}
-			return 0
-		}
+	if res.Why != "" {
+		say("%s", res.Why)
 	}
-	panes, err := listPanes(ctx, tc)
-	if err != nil {
-		say("%s", common.DescribeTmuxError(e, tc, err))
-		return 0
-	}
-	if m := a.MapEvent(c.Event, payload); m != nil && m.Claim.Lifecycle == "start" {
-		ev.AgentPID = agentPID(a.MatchesProcess, panes, pane)
-	}
-	if plan, err = libhook.Build(ev, panes); err != nil {
-		say("%v", err)
-		return 0
-	}
-	say("%s", plan.Why)
-	target = plan.Pane
-	if len(plan.Lines) == 0 {
-		return 0
-	}
-	if out, errText, err := tc.Batch(ctx, nt.arm(withReadBack(plan.Lines, ev.Request, target), target, time.Now().UnixMilli())); err != nil {
-		say("%s", common.DescribeTmuxError(e, tc, err))
-	} else if strings.TrimSpace(errText) != "" {
-		say("tmux: %s", strings.TrimSpace(errText))
-		nt.fire(tc, out, time.Now().UnixMilli(), say)
-	} else {
-		nt.fire(tc, out, time.Now().UnixMilli(), say)
-		wrote = true
-		if ev.Request != "" && !strings.Contains(out, ev.Request) {
-			say("reply lane: the stamp lost to newer evidence; not holding")
-			ev.Request = ""
-		}
+	wrote = res.Wrote
+	if res.Lost {
+		say("reply lane: the stamp lost to newer evidence; not holding")
+		ev.Request = ""
 	}
 	return 0
-}
-
-// withReadBack adds, for a stamp that carries a reply-lane request, a read
-// of the request id in the same tmux call: a stamp that lost the guard to
-// newer evidence wrote nothing, and a hold nobody can find on the pane
-// would only sleep.
-func withReadBack(lines []string, request, pane string) []string {
-	if request == "" || len(lines) == 0 || !tmux.ValidPaneID(pane) {
-		return lines
-	}
-	return append(lines[:len(lines):len(lines)], "display -p -t "+pane+" '#{"+libhook.RequestOption+"}'")
 }
 
 // DrainBy bounds, from the hook's start, how long it keeps reading a payload
@@ -242,55 +196,5 @@ func awaitDrain(drained <-chan struct{}, start time.Time) {
 	}
 }
 
+// sep separates the fields tma-hook's own listings ask for.
 const sep = "\x1f"
-
-func listPanes(ctx context.Context, c *tmux.Client) ([]libhook.Pane, error) {
-	out, _, err := c.Run(ctx, "", "list-panes", "-a", "-F",
-		"#{pane_id}"+sep+"#{@agent_session}"+sep+"#{@agent_name}"+sep+"#{@agent_subagents}"+sep+"#{@agent_pid}"+sep+"#{pane_pid}")
-	if err != nil {
-		return nil, err
-	}
-	out = strings.ReplaceAll(out, `\037`, sep)
-	var panes []libhook.Pane
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Split(line, sep)
-		if len(f) != 6 || !tmux.ValidPaneID(f[0]) {
-			continue
-		}
-		panes = append(panes, libhook.Pane{ID: f[0], Session: f[1], Name: f[2], Subagents: f[3], PID: atoi(f[4]), PanePID: atoi(f[5])})
-	}
-	return panes, nil
-}
-
-// agentPID finds the agent process above this hook: the nearest ancestor the
-// manifest names, inside the pane's tree. 0 when there is none (a container).
-func agentPID(match func(string) bool, panes []libhook.Pane, pane string) int {
-	root := 0
-	for _, p := range panes {
-		if p.ID == pane {
-			root = p.PanePID
-		}
-	}
-	chain := proc.Ancestors(os.Getppid())
-	found := 0
-	for _, p := range chain {
-		if found == 0 && match(p.Comm) {
-			found = p.PID
-		}
-		if p.PID == root {
-			return found
-		}
-	}
-	return 0 // not under this pane: a daemon or another terminal ran the hook
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return 0
-		}
-		n = n*10 + int(r-'0')
-	}
-	return n
-}

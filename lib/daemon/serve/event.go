@@ -28,7 +28,7 @@ func (d *state) event(e *daemon.Event) daemon.Reply {
 	if a == nil || a.Hooks == nil {
 		return daemon.Reply{Code: daemon.CodeUnmapped, Error: "no manifest with hooks for agent " + e.Agent}
 	}
-	ev := libhook.Event{Agent: a, Name: e.Name, Payload: libhook.ParsePayload(e.Payload), Pane: e.Pane, NowMS: e.NowMS}
+	ev := libhook.Event{Agent: a, Name: e.Name, Payload: libhook.ParsePayload(e.Payload), Pane: e.Pane, Explicit: e.Explicit, NowMS: e.NowMS}
 	hold, clear := libhook.Lane(a, e.Name, ev.Payload)
 	if hold && l.Config.Hooks.ClaudeReplyLane.Enabled {
 		return daemon.Reply{Code: daemon.CodeLane, Error: "a reply-lane hold is the hook's own"}
@@ -48,8 +48,8 @@ func (d *state) event(e *daemon.Event) daemon.Reply {
 		return out
 	}
 	ok := d.enqueue(func(tc *tmux.Client) {
-		res := apply.Run(d.ctx, tc, ev, chain)
-		d.o.Log.Printf("hook %s %s on %s: %s%s", e.Agent, e.Name, res.Target, res.Why, errs(res.Errs))
+		res := apply.Run(d.ctx, tc, ev, chain, apply.Notify{})
+		d.o.Log.Printf("hook %s %s on %s: %s%s", e.Agent, e.Name, res.Target, res.Why, problems(res))
 		if clear && e.LaneDir != "" {
 			if n := lane.ClearPane(e.LaneDir, e.LaneServer, res.Target, ""); n > 0 {
 				d.o.Log.Printf("reply lane: released %d held request(s) of %s", n, res.Target)
@@ -65,11 +65,14 @@ func (d *state) event(e *daemon.Event) daemon.Reply {
 	return daemon.Reply{OK: true}
 }
 
-func errs(es []string) string {
-	if len(es) == 0 {
-		return ""
+func problems(r *apply.Result) string {
+	switch {
+	case r.Err != nil:
+		return " (" + r.Err.Error() + ")"
+	case r.Stderr != "":
+		return " (tmux: " + r.Stderr + ")"
 	}
-	return " (" + strings.Join(es, "; ") + ")"
+	return ""
 }
 
 // rearm re-installs the tmux hooks the install record names for this

@@ -15,15 +15,39 @@ type Result struct {
 	Wrote  bool   // the stamp reached tmux
 	// Lost: the stamp carried a reply-lane request but lost the guard to
 	// newer evidence, so the request id is not on the pane.
-	Lost bool
-	Why  string   // the plan's reason
-	Errs []string // what went wrong on the way, for the debug output
+	Lost   bool
+	Why    string // the plan's reason
+	Err    error  // tmux could not be run or reached
+	Stderr string // what tmux said about a line it refused
 }
 
-// Run applies ev. chain returns the event's parent process chain, nearest
+// Notify rides the stamp's one tmux call ([notify] from_event): Arm adds
+// its lines after the stamp's, Fire reads what the call printed. Either
+// may be nil.
+type Notify struct {
+	Arm  func(lines []string, pane string) []string
+	Fire func(out string)
+}
+
+func (n Notify) arm(lines []string, pane string) []string {
+	if n.Arm == nil {
+		return lines
+	}
+	return n.Arm(lines, pane)
+}
+
+func (n Notify) fire(out string) {
+	if n.Fire != nil {
+		n.Fire(out)
+	}
+}
+
+// Run applies ev: the blind plan in one spawn; when that plan needs the
+// pane list, or the pane gives way to the session's registered one, the
+// listed path. chain returns the event's parent process chain, nearest
 // first; it is asked only for a start event, whose agent pid is the
 // nearest ancestor the manifest names inside the pane's tree.
-func Run(ctx context.Context, tc *tmux.Client, ev libhook.Event, chain func() []*proc.Proc) *Result {
+func Run(ctx context.Context, tc *tmux.Client, ev libhook.Event, chain func() []*proc.Proc, n Notify) *Result {
 	res := &Result{Target: ev.Pane}
 	plan, err := libhook.Build(ev, nil)
 	if err != nil {
@@ -31,24 +55,23 @@ func Run(ctx context.Context, tc *tmux.Client, ev libhook.Event, chain func() []
 		return res
 	}
 	if !plan.NeedPanes {
-		out, errText, err := tc.Batch(ctx, withReadBack(plan.Lines, ev.Request, ev.Pane))
-		switch {
-		case err != nil:
-			res.Errs = append(res.Errs, err.Error())
+		out, errText, err := tc.Batch(ctx, n.arm(withReadBack(plan.Lines, ev.Request, ev.Pane), ev.Pane))
+		if err != nil {
+			res.Err = err
 			return res
-		case strings.TrimSpace(errText) != "":
-			res.Errs = append(res.Errs, "tmux: "+strings.TrimSpace(errText))
 		}
+		res.Stderr = strings.TrimSpace(errText)
+		n.fire(out)
 		if !strings.Contains(out, libhook.Elsewhere) {
 			res.Why = plan.Why
-			res.Wrote = len(plan.Lines) > 0 && strings.TrimSpace(errText) == ""
+			res.Wrote = len(plan.Lines) > 0 && res.Stderr == ""
 			res.Lost = res.Wrote && ev.Request != "" && !strings.Contains(out, ev.Request)
 			return res
 		}
 	}
 	panes, err := ListPanes(ctx, tc)
 	if err != nil {
-		res.Errs = append(res.Errs, err.Error())
+		res.Err = err
 		return res
 	}
 	if m := ev.Agent.MapEvent(ev.Name, ev.Payload.Raw); m != nil && m.Claim.Lifecycle == "start" {
@@ -62,13 +85,13 @@ func Run(ctx context.Context, tc *tmux.Client, ev libhook.Event, chain func() []
 	if len(plan.Lines) == 0 {
 		return res
 	}
-	out, errText, err := tc.Batch(ctx, withReadBack(plan.Lines, ev.Request, plan.Pane))
-	switch {
-	case err != nil:
-		res.Errs = append(res.Errs, err.Error())
-	case strings.TrimSpace(errText) != "":
-		res.Errs = append(res.Errs, "tmux: "+strings.TrimSpace(errText))
-	default:
+	out, errText, err := tc.Batch(ctx, n.arm(withReadBack(plan.Lines, ev.Request, plan.Pane), plan.Pane))
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	n.fire(out)
+	if res.Stderr = strings.TrimSpace(errText); res.Stderr == "" {
 		res.Wrote = true
 		res.Lost = ev.Request != "" && !strings.Contains(out, ev.Request)
 	}
