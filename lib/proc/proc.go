@@ -37,7 +37,7 @@ func (t *Table) Names(p *Proc) []string {
 	// A shell is never an agent: skip its cmdline read (most panes are shells).
 	if !p.argvRead && t.root != "" && !Shells[p.Comm] {
 		p.argvRead = true
-		if b, err := os.ReadFile(filepath.Join(t.root, strconv.Itoa(p.PID), "cmdline")); err == nil {
+		if b, err := readAll(t.root+"/"+strconv.Itoa(p.PID)+"/cmdline", make([]byte, 512)); err == nil {
 			if i := bytes.IndexByte(b, 0); i >= 0 {
 				b = b[:i]
 			}
@@ -367,18 +367,53 @@ func parseStat(pid int, b []byte) (*Proc, bool) {
 	if l < 0 || r < l {
 		return nil, false
 	}
-	f := strings.Fields(string(b[r+1:]))
-	if len(f) < 6 {
+	// After the comm: state ppid pgrp session tty_nr tpgid … num_threads
+	// (the 18th). A cycle parses every stat line it reads: no allocation
+	// but the comm.
+	var f [18]int
+	n := 0
+	for rest := b[r+1:]; n < len(f); n++ {
+		rest = bytes.TrimLeft(rest, " \n")
+		if len(rest) == 0 {
+			break
+		}
+		end := bytes.IndexAny(rest, " \n")
+		if end < 0 {
+			end = len(rest)
+		}
+		f[n] = atoi(rest[:end])
+		rest = rest[end:]
+	}
+	if n < 6 {
 		return nil, false
 	}
-	ppid, _ := strconv.Atoi(f[1])
-	pgid, _ := strconv.Atoi(f[2])
-	tpgid, _ := strconv.Atoi(f[5])
 	threads := 1
-	if len(f) > 17 {
-		threads, _ = strconv.Atoi(f[17])
+	if n == len(f) {
+		threads = f[17]
 	}
-	return &Proc{PID: pid, PPID: ppid, PGID: pgid, TPGID: tpgid, Comm: string(b[l+1 : r]), threads: threads}, true
+	return &Proc{PID: pid, PPID: f[1], PGID: f[2], TPGID: f[5], Comm: string(b[l+1 : r]), threads: threads}, true
+}
+
+// atoi reads a decimal number, as strconv.Atoi would with errors as 0.
+func atoi(b []byte) int {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return 0
+	}
+	v := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		v = v*10 + int(c-'0')
+	}
+	if neg {
+		return -v
+	}
+	return v
 }
 
 func walkPS(ctx context.Context) (*Table, error) {

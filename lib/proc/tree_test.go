@@ -297,3 +297,23 @@ func TestTreesAtThreadsOrWhole(t *testing.T) {
 		})
 	}
 }
+
+func TestParseStatFields(t *testing.T) {
+	cases := []struct {
+		line                       string
+		ppid, pgid, tpgid, threads int
+		comm                       string
+	}{
+		{"7 (a b) (c)) S 1 7 7 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 12 0 100 0\n", 1, 7, -1, 12, "a b) (c)"},
+		{"8 (sh) R 7 8 8 34816 8", 7, 8, 8, 1, "sh"}, // cut short: no thread count
+	}
+	for _, c := range cases {
+		p, ok := parseStat(7, []byte(c.line))
+		if !ok || p.PPID != c.ppid || p.PGID != c.pgid || p.TPGID != c.tpgid || p.threads != c.threads || p.Comm != c.comm {
+			t.Errorf("%q: %+v ok=%v", c.line, p, ok)
+		}
+	}
+	if _, ok := parseStat(9, []byte("9 (x) S 1 2")); ok {
+		t.Error("a line without tpgid parsed")
+	}
+}
