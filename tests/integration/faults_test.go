@@ -265,3 +265,20 @@ func TestHookFallsBackOverABrokenUserManifest(t *testing.T) {
 		t.Errorf("doctor does not name the skipped manifest:\n%s", out)
 	}
 }
+
+// A broken user manifest is named once by a pipeline, not once per stage.
+func TestPipelineWarnsOnce(t *testing.T) {
+	e := newEnv(t, "")
+	dir := filepath.Join(e.home, ".config", "tma", "agents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "claude.toml"), []byte("min_engine_version = \"0.1\"\n[capture]\ncolour = \"red\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.s.StartAgent("claude", claudeBlocked)
+	_, errs, code := e.tma("ls")
+	if code != 0 || strings.Count(errs, "manifest skipped") != 1 || !strings.HasPrefix(errs, "tma: warning: manifest skipped: ") {
+		t.Errorf("ls: exit %d, stderr %q", code, errs)
+	}
+}

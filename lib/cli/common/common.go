@@ -14,6 +14,7 @@ import (
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/filestate"
 	"github.com/tmaproject/tma/lib/fold"
+	"github.com/tmaproject/tma/lib/lifeline"
 	"github.com/tmaproject/tma/lib/manifest"
 	"github.com/tmaproject/tma/lib/tmux"
 )
@@ -37,11 +38,34 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Lookup func(string) (string, bool)
+	// Stage: a middle stage of a dispatcher pipeline. Its failures travel
+	// in-band to the last stage, which says them once; it prints none of
+	// its own, and its load warnings are the fold's to say.
+	Stage bool
 }
+
+// Quieted is e for loading in a middle stage that is not the one that
+// reports load warnings.
+func (e *Env) Quieted() *Env {
+	if e.Stage {
+		return Quiet(e)
+	}
+	return e
+}
+
+// DispatchedEnv is set by the dispatcher for everything it runs: the user
+// typed `tma …`, so every message and every usage line names tma, not the
+// tma-* binary that happens to answer.
+const DispatchedEnv = "TMA_DISPATCHED"
 
 // NewEnv wraps the process's streams and environment.
 func NewEnv(tool string, stdin io.Reader, stdout, stderr io.Writer) *Env {
-	return &Env{Tool: tool, Stdin: stdin, Stdout: stdout, Stderr: stderr, Lookup: os.LookupEnv}
+	if os.Getenv(DispatchedEnv) == "1" {
+		tool = "tma"
+	}
+	// TMA_PIPELINE_PID is read before lifeline.Bind unsets it.
+	_, stage := os.LookupEnv(lifeline.PipelineEnv)
+	return &Env{Tool: tool, Stdin: stdin, Stdout: stdout, Stderr: stderr, Lookup: os.LookupEnv, Stage: stage}
 }
 
 // Getenv returns the value of key, "" when unset.

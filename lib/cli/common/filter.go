@@ -120,7 +120,9 @@ func Filter(e *Env, g *Globals, each func(l *Loaded, grp *Group, w *record.Write
 	defer w.Flush()
 	fail := func(err error) int {
 		_ = w.Write(&record.Error{Tool: e.Tool, Message: err.Error()})
-		e.Errorf("%v", err)
+		if !e.Stage {
+			e.Errorf("%v", err)
+		}
 		return ExitFail
 	}
 	rl, err := g.NewReloader(e)

@@ -45,7 +45,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		e.Errorf("invalid pane id %q (want %%N)", c.Pane)
 		return common.ExitUsage
 	}
-	rl, err := c.NewReloader(e)
+	rl, err := c.NewReloader(e.Quieted()) // in a pipeline the fold says the load warnings
 	if err != nil {
 		return fail(err.Error(), common.ExitFail)
 	}

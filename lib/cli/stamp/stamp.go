@@ -28,7 +28,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		nt = newNotifier(e)
 		defer nt.close()
 	}
-	return common.Filter(e, &c.Globals, func(loaded *common.Loaded, g *common.Group, w *record.Writer) error {
+	// In a pipeline the fold says the load warnings; the stamp loads quietly.
+	return common.Filter(e.Quieted(), &c.Globals, func(loaded *common.Loaded, g *common.Group, w *record.Writer) error {
 		if g.Cycle == nil {
 			common.WriteGroup(w, g)
 			return nil
