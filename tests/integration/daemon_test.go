@@ -946,3 +946,78 @@ func TestDaemonUpgrade(t *testing.T) {
 	e.tma("status")
 	e.s.WaitFor(func() bool { return e.running() != nil }, "autostart's daemon")
 }
+
+// windowOf is the name and automatic-rename of pane's window, and the
+// options window_names keeps.
+func (e *env) windowOf(pane string) (name, auto, orig, last string) {
+	out := e.s.MustRun("display", "-p", "-t", pane, "#{window_name}\x1f#{?automatic-rename,on,off}\x1f#{@tma_window_name_orig}\x1f#{@tma_window_name_last}")
+	f := strings.Split(strings.TrimRight(strings.ReplaceAll(out, `\037`, "\x1f"), "\n"), "\x1f")
+	for len(f) < 4 {
+		f = append(f, "")
+	}
+	return f[0], f[1], f[2], f[3]
+}
+
+// TestDaemonWindowNames: [daemon.window_names] names an agent's window
+// after it and follows its state, saves the window's own name and
+// automatic-rename on the first rename, leaves a window the user renamed
+// alone, and gives the name back when the agent leaves and when the daemon
+// stops.
+func TestDaemonWindowNames(t *testing.T) {
+	e := newEnv(t, "[daemon.window_names]\nformat = \"{agent}:{state}\"\n")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	b := e.s.StartAgent("claude", claudeIdle)
+	e.s.MustRun("rename-window", "-t", b.Pane, "work") // which turns its automatic-rename off
+	// automatic-rename names a's window after its command, in its own time.
+	e.s.WaitFor(func() bool { n, _, _, _ := e.windowOf(a.Pane); return n == "claude" }, "a's window named by tmux")
+	before, _, _, _ := e.windowOf(a.Pane)
+	e.ensure()
+	e.s.WaitFor(func() bool { n, _, _, _ := e.windowOf(a.Pane); return n == "claude:blocked" }, "the blocked window's name")
+	if n, auto, orig, last := e.windowOf(a.Pane); auto != "off" || orig != before || last != n {
+		t.Fatalf("after the first rename: %q auto=%s orig=%q last=%q (was %q)", n, auto, orig, last, before)
+	}
+	e.s.WaitFor(func() bool { n, _, _, _ := e.windowOf(b.Pane); return n == "claude:idle" }, "the idle window's name")
+	a.Paint(claudeWorking)
+	e.s.WaitFor(func() bool { n, _, _, _ := e.windowOf(a.Pane); return n == "claude:working" }, "the name to follow the state")
+
+	// The user renames a: tma leaves it alone however the state moves.
+	e.s.MustRun("rename-window", "-t", a.Pane, "mine")
+	a.Paint(claudeBlocked)
+	e.s.WaitFor(func() bool { return strings.Contains(e.statusOption(), "tma:blocked") }, "the daemon to see blocked")
+	time.Sleep(1500 * time.Millisecond)
+	if n, _, _, _ := e.windowOf(a.Pane); n != "mine" {
+		t.Fatalf("the user's name was overwritten: %q", n)
+	}
+
+	// The agent in b leaves (its process ends, the pane's shell stays):
+	// the window gets its name and automatic-rename (off, as the user's
+	// rename left it) back.
+	pid := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", b.Pane, "#{pane_pid}"))
+	if out, err := exec.Command("pkill", "-P", pid, "-x", "claude").CombinedOutput(); err != nil {
+		t.Fatalf("pkill: %v %s", err, out)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		n, auto, orig, last := e.windowOf(b.Pane)
+		if n == "work" && auto == "off" && orig == "" && last == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			out, _, _ := e.tma("ls")
+			t.Fatalf("b's name not given back: %q auto=%s orig=%q last=%q\nls:\n%s\nlog:\n%s", n, auto, orig, last, out, e.daemonLog())
+		}
+	}
+
+	// The daemon stops: every window tma still names is given back (a is
+	// the user's now: its name stays, the options go).
+	c := e.s.StartAgent("claude", claudeIdle)
+	e.s.MustRun("rename-window", "-t", c.Pane, "cee")
+	cBefore := "cee"
+	e.s.WaitFor(func() bool { n, _, _, _ := e.windowOf(c.Pane); return n == "claude:idle" }, "c's name")
+	e.stopDaemon()
+	if n, _, orig, _ := e.windowOf(c.Pane); n != cBefore || orig != "" {
+		t.Fatalf("c after the daemon stopped: %q orig=%q (was %q)", n, orig, cBefore)
+	}
+	if n, _, orig, _ := e.windowOf(a.Pane); n != "mine" || orig != "" {
+		t.Fatalf("a after the daemon stopped: %q orig=%q", n, orig)
+	}
+}

@@ -79,6 +79,7 @@ type state struct {
 	subs        map[chan daemon.Edge]struct{}
 	status      string
 	statusSet   bool
+	names       names // [daemon.window_names]; the main loop's own
 
 	writes chan func(*tmux.Client)
 }
@@ -114,7 +115,10 @@ func Run(o Options) error {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d := &state{o: o, started: time.Now(), ctx: ctx, ring: daemon.NewRing(), subs: map[chan daemon.Edge]struct{}{},
+	// The writes outlive the pipeline's context: what is queued at a stop
+	// (the restore, @tma_status's unset, a hook's commit) still lands,
+	// each bounded by the tmux client's own timeout.
+	d := &state{o: o, started: time.Now(), ctx: context.Background(), ring: daemon.NewRing(), subs: map[chan daemon.Edge]struct{}{},
 		writes: make(chan func(*tmux.Client), 64), pipeline: "starting"}
 	go d.serve(ln)
 	o.Log.Printf("daemon %s (pid %d) for %s: socket %s", o.Version, os.Getpid(), o.Paths.Server, o.Paths.Socket)
@@ -177,8 +181,12 @@ loop:
 	}
 	d.mu.Unlock()
 	// A status line reading #{E:@tma_status} goes blank rather than show
-	// counts nobody refreshes.
+	// counts nobody refreshes, and the windows tma renamed get their names
+	// back.
 	if serverAlive(o.ServerPID, o.Paths.Server) {
+		if d.names.on {
+			d.writes <- d.restoreNames
+		}
 		d.writes <- func(tc *tmux.Client) {
 			tc.Timeout = time.Second
 			_, _ = tc.Exec(context.Background(), []string{"set -gu @tma_status"})
@@ -290,6 +298,7 @@ func (d *state) reload() {
 	}
 	if rows != nil {
 		d.statusOption(rows) // the glyphs and colours may have changed
+		d.windowNames(rows)  // the format may have, or the feature gone
 	}
 }
 
@@ -337,6 +346,7 @@ func (d *state) onCycle(c *Cycle) {
 		d.broadcast(daemon.Edge{Edge: "cycle", AtMS: c.Cycle.NowMS, Panes: panes})
 	}
 	d.statusOption(c.Rows)
+	d.windowNames(c.Rows)
 }
 
 // statusOption keeps @tma_status equal to what `tma status` prints, written
