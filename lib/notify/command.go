@@ -180,18 +180,32 @@ func Start(getenv func(string) string, trigger, command string, payload []byte, 
 		_ = Record(getenv, trigger, command, Result{Exit: -1, Reason: "cannot start: " + err.Error()}, nowMS)
 		return err
 	}
+	// The payload goes through a pipe written here, before Start returns:
+	// exec's own stdin copier runs in a goroutine that a firer exiting at
+	// once (a hook) would cut off, leaving the command an empty payload.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command(sup, "run", "--trigger", trigger, "--", command)
 	cmd.Env = append(withoutPayloadVars(os.Environ()), env...)
-	cmd.Stdin = bytes.NewReader(payload)
+	cmd.Stdin = r
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
 		_ = Record(getenv, trigger, command, Result{Exit: -1, Reason: "cannot start: " + err.Error()}, nowMS)
 		return err
 	}
+	// A payload is a few hundred bytes: it fits the pipe, so this never
+	// waits on the supervisor.
+	_, werr := w.Write(payload)
+	w.Close()
 	// Reap it in the background if we live that long; a hook that exits
 	// first leaves it to init, which is what detached means.
 	go func() { _ = cmd.Wait() }()
-	return nil
+	return werr
 }
 
 // AppendLog appends one line to the notify log: the directory is created,

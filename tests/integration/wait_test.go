@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -202,8 +203,23 @@ func TestSubscribe(t *testing.T) {
 		t.Fatalf("entry snapshot: %q", first)
 	}
 	a.Paint(claudeBlocked)
-	if next := readLine(t, rd); !strings.Contains(next, `"state":"blocked"`) {
-		t.Fatalf("changed snapshot: %q", next)
+	// Every document sent differs from the one before it (a label resolved
+	// late is a change too); the blocked one arrives.
+	stamp := regexp.MustCompile(`"stamped_at_ms":\d+`)
+	prev := stamp.ReplaceAllString(first, "")
+	for i := 0; ; i++ {
+		next := readLine(t, rd)
+		if k := stamp.ReplaceAllString(next, ""); k == prev {
+			t.Fatalf("--changes-only sent an unchanged document: %q", next)
+		} else {
+			prev = k
+		}
+		if strings.Contains(next, `"state":"blocked"`) {
+			break
+		}
+		if i == 5 {
+			t.Fatalf("no blocked snapshot; last: %q", next)
+		}
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 
