@@ -42,6 +42,8 @@ type Env struct {
 	// in-band to the last stage, which says them once; it prints none of
 	// its own, and its load warnings are the fold's to say.
 	Stage bool
+
+	quiet bool // stderr is discarded (Quiet): nothing is said, so nothing is read early to say it
 }
 
 // Quieted is e for loading in a middle stage that is not the one that
@@ -140,6 +142,13 @@ func (g *Globals) Load(e *Env) (*Loaded, error) {
 	}
 	for _, a := range cfg.Agents {
 		ms.Override(a.Name, a.Enabled, a.ProcessNames)
+	}
+	if !e.quiet {
+		// A load that speaks names every broken user manifest now, not
+		// only the ones its run meets: a file that fails to parse defines
+		// no agent, so no run would ever meet it. This reads the user
+		// files only; the bundled manifests stay unbuilt until asked for.
+		ms.Problems()
 	}
 	return &Loaded{Config: cfg, ConfigPath: path, Manifests: ms}, nil
 }

@@ -59,7 +59,7 @@ func (r *Reloader) Get() *Loaded {
 // reports itself (doctor's agents: line, a reload's one warning).
 func Quiet(e *Env) *Env {
 	q := *e
-	q.Stderr = discard{}
+	q.Stderr, q.quiet = discard{}, true
 	return &q
 }
 

@@ -87,11 +87,15 @@ func TestReloaderReloadsOnChangeOnly(t *testing.T) {
 	}
 }
 
-// TestLoadWarnsOnFirstUse: a broken user manifest is named on stderr when
-// its agent is first asked for, once, and the bundled one stands in.
-func TestLoadWarnsOnFirstUse(t *testing.T) {
+// TestLoadNamesBrokenUserManifests: a load that speaks names every broken
+// user manifest once, at load, whether or not the run meets its agent (a
+// broken new agent defines nothing a run could meet), and the bundled one of
+// its stem stands in.
+func TestLoadNamesBrokenUserManifests(t *testing.T) {
 	home := t.TempDir()
-	write(t, filepath.Join(home, ".config", "tma", "agents", "claude.toml"), userManifest+"bogus = 1\n")
+	agents := filepath.Join(home, ".config", "tma", "agents")
+	write(t, filepath.Join(agents, "claude.toml"), userManifest+"bogus = 1\n")
+	write(t, filepath.Join(agents, "mine.toml"), "min_engine_version = \"0.1\"\n[identity]\n")
 	var stderr bytes.Buffer
 	e := &Env{Tool: "tma-test", Stderr: &stderr, Lookup: func(k string) (string, bool) {
 		if k == "HOME" {
@@ -103,18 +107,15 @@ func TestLoadWarnsOnFirstUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stderr.Len() != 0 {
-		t.Fatalf("warned before any use: %s", stderr.String())
+	got := stderr.String()
+	if strings.Count(got, "tma-test: warning: manifest skipped: ") != 2 ||
+		!strings.Contains(got, "claude.toml: unknown key capture.bogus") || !strings.Contains(got, "mine.toml: identity.process_names: at least one name is required") {
+		t.Fatalf("stderr at load = %q", got)
 	}
-	if a := l.Manifests.Get("codex"); a == nil || stderr.Len() != 0 {
-		t.Fatalf("asking for codex read claude's file: %s", stderr.String())
-	}
-	a := l.Manifests.Get("claude")
-	l.Manifests.Get("claude")
-	if a == nil || !a.Bundled {
+	if a := l.Manifests.Get("claude"); a == nil || !a.Bundled {
 		t.Fatalf("Get(claude) = %+v, want the bundled one", a)
 	}
-	if got := stderr.String(); strings.Count(got, "tma-test: warning: manifest skipped: ") != 1 || !strings.Contains(got, "claude.toml: unknown key capture.bogus") {
-		t.Errorf("stderr = %q", got)
+	if stderr.String() != got {
+		t.Errorf("a Get named a skipped file again: %q", stderr.String())
 	}
 }
