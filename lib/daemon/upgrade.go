@@ -170,3 +170,21 @@ func PolicyOf(autostart, restartOnUpgrade bool, self, config, manifestDir string
 	}
 	return pol
 }
+
+// Surface is AfterAsk for a surface that did not ask the daemon: no lock
+// held and autostart on starts one; a held lock naming an older build and
+// restart_on_upgrade on starts the replacement. The common case costs a
+// stat of the lock file, or its read and a liveness probe.
+func Surface(p Paths, pol Policy) {
+	if !pol.Autostart && !pol.RestartOnUpgrade {
+		return
+	}
+	r, err := Find(p)
+	switch {
+	case err != nil:
+	case r == nil && pol.Autostart:
+		_ = Kick(p.Server, "--ensure", pol.Globals...)
+	case r != nil && pol.RestartOnUpgrade && UpgradeDue(r, pol.Self):
+		_ = Kick(p.Server, "--upgrade", pol.Globals...)
+	}
+}

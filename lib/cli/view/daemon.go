@@ -26,12 +26,11 @@ func fromDaemon(e *common.Env, g *common.Globals, cfg *config.Config) (io.Reader
 	t := tmux.ResolveTarget(g.SocketName, g.SocketPath, e.Getenv)
 	p := daemon.ForEnv(daemon.ServerPath(t, e.Getenv), e.Getenv)
 	rep, c, err := daemon.Call(p.Socket, daemon.Request{Verb: daemon.VerbStatus}, StatusAsk)
-	// [daemon] autostart and restart_on_upgrade act here, never waiting.
-	ver := ""
+	// [daemon] restart_on_upgrade acts on the reply's version, never
+	// waiting; with no daemon, autostart is the cycle's (surface).
 	if rep != nil {
-		ver = rep.Version
+		daemon.AfterAsk(p, rep.Version, err, daemon.PolicyOf(false, cfg.Daemon.RestartOnUpgrade, common.Version, g.Config, g.ManifestDir))
 	}
-	daemon.AfterAsk(p, ver, err, daemon.PolicyOf(cfg.Daemon.Autostart, cfg.Daemon.RestartOnUpgrade, common.Version, g.Config, g.ManifestDir))
 	if err != nil {
 		return nil, false
 	}
@@ -41,4 +40,15 @@ func fromDaemon(e *common.Env, g *common.Globals, cfg *config.Config) (io.Reader
 		return nil, false
 	}
 	return bytes.NewReader(b), true
+}
+
+// surface is `tma status`'s cycle run with no daemon asked (none had a
+// socket, or none answered): [daemon] autostart and restart_on_upgrade
+// act here from what the runtime directory shows, never waiting.
+func surface(e *common.Env, g *common.Globals, cfg *config.Config, server string) {
+	if server == "" {
+		return
+	}
+	p := daemon.ForEnv(server, e.Getenv)
+	daemon.Surface(p, daemon.PolicyOf(cfg.Daemon.Autostart, cfg.Daemon.RestartOnUpgrade, common.Version, g.Config, g.ManifestDir))
 }

@@ -95,6 +95,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var panes []*record.Pane
 	var upstream *record.Error
 	var last int64
+	var server string
 	seen := false
 	err = common.ReadGroups(e, func(g *common.Group) error {
 		if len(g.Errors) > 0 && upstream == nil {
@@ -104,6 +105,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			seen = true
 			// One document per run: the last complete cycle wins.
 			rows, panes, last = g.Rows, g.Panes, g.Cycle.NowMS
+			server = g.Cycle.Server
 		}
 		return nil
 	})
@@ -183,6 +185,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return common.ExitFail
+	}
+	if cmd == "status" && !c.Status.FromDaemon {
+		surface(e, &c.Globals, cfg, server)
 	}
 	return common.ExitOK
 }
