@@ -3,6 +3,7 @@ package tmux
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // ValidPaneID reports whether s is a tmux pane id (%N).
@@ -20,11 +21,17 @@ func ValidPaneID(s string) bool {
 
 // CheckValue refuses a value tma would write that carries control bytes:
 // one stray newline would end the command line and break every later pane.
+// It refuses bytes that are not UTF-8 too: tmux's parser reads a 0xff as
+// the end of the file (the rest of a batch is silently dropped) and a 0xfe
+// as a word break, even inside single quotes.
 func CheckValue(v string) error {
 	for _, r := range v {
 		if r < 0x20 || r == 0x7f {
 			return fmt.Errorf("value %q carries a control byte", v)
 		}
+	}
+	if !utf8.ValidString(v) {
+		return fmt.Errorf("value %q is not UTF-8", v)
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func (w Write) Line() (string, error) {
 	}
 	cmds := make([]string, 0, len(w.Sets))
 	for _, s := range w.Sets {
-		if !strings.HasPrefix(s.Name, "@") || CheckValue(s.Name) != nil || strings.ContainsAny(s.Name, " '\";#") {
+		if !validOption(s.Name) {
 			return "", fmt.Errorf("invalid option name %q", s.Name)
 		}
 		if err := CheckValue(s.Value); err != nil {
@@ -57,20 +57,42 @@ func (w Write) Line() (string, error) {
 	return "if-shell -F -t " + w.Pane + " " + Quote(w.Guard) + " " + Quote(body), nil
 }
 
+// validOption is a user option name tmux's parser reads as one plain
+// word: @ and [A-Za-z0-9_-]. Names go unquoted onto the line, so a '$',
+// '~', '{' or '\' in one would be expanded or parsed, not written.
+func validOption(name string) bool {
+	if len(name) < 2 || name[0] != '@' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // ScopedSet writes (or unsets) a window or session option, used for rollups.
+// The target is quoted as it is: a session name's blanks are its own.
 func ScopedSet(scope, target, name, value string) (string, error) {
 	if err := CheckValue(value); err != nil {
 		return "", err
 	}
-	flag := "-w"
+	if err := CheckValue(target); err != nil {
+		return "", fmt.Errorf("target: %v", err)
+	}
+	if !validOption(name) {
+		return "", fmt.Errorf("invalid option name %q", name)
+	}
+	cmd := "set -w"
 	if scope == "session" {
-		flag = ""
+		cmd = "set"
 	}
-	t := Quote(target)
 	if value == "" {
-		return strings.TrimSpace(fmt.Sprintf("set %s -u -t %s %s", flag, t, name)), nil
+		return cmd + " -u -t " + Quote(target) + " " + name, nil
 	}
-	return strings.Join(strings.Fields(fmt.Sprintf("set %s -t %s %s", flag, t, name)), " ") + " " + Quote(value), nil
+	return cmd + " -t " + Quote(target) + " " + name + " " + Quote(value), nil
 }
 
 // ServerSet writes a server-wide user option (set -s is for server options;
