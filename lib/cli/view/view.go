@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tmaproject/tma/lib/buildinfo"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/gitinfo"
@@ -29,11 +30,13 @@ type explainCmd struct {
 	JSON bool   `name:"json" help:"print the schema-1 document."`
 }
 
-type versionCmd struct{}
+type versionCmd struct {
+	Short bool `name:"short" help:"print only the first line, tma <version> (what tma --version prints)."`
+}
 
 type cli struct {
 	common.Globals
-	Version versionCmd `cmd:"" help:"print the version."`
+	Version versionCmd `cmd:"" help:"print the version and build information (commit, date, Go version)."`
 	Ls      lsCmd      `cmd:"" help:"list agent rows (tab-separated, or --json)."`
 	Status  statusCmd  `cmd:"" help:"print state counts."`
 	Explain explainCmd `cmd:"" help:"explain one pane's verdict (input from tma-fold --explain)."`
@@ -49,7 +52,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cmd := kctx.Command()
 	if cmd == "version" {
-		fmt.Fprintf(stdout, "tma %s\n", common.Version)
+		if c.Version.Short {
+			fmt.Fprintf(stdout, "tma %s\n", common.Version)
+		} else if buildinfo.Read(common.Version).Write(stdout) != nil {
+			return common.ExitFail
+		}
 		return common.ExitOK
 	}
 	// Only the status line's own format stays silent on failure (its stderr
