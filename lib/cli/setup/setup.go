@@ -56,6 +56,9 @@ type cli struct {
 	Init         initCmd   `cmd:"" name:"init" help:"first-run setup: detect the agents on $PATH, wire their hooks, report the status line, install the keybindings, then tma doctor."`
 	Doctor       doctorCmd `cmd:"" name:"doctor" help:"diagnose each agent pane's tier and why (read-only)."`
 	Reload       reloadCmd `cmd:"" name:"reload" help:"signal this server's daemon to re-read its config and manifests (SIGHUP); a no-op when none is running."`
+
+	// The scripts cover every tool's commands (completions.go).
+	Completions completionsCmd `cmd:"" name:"completions" help:"write the completion script for one shell to stdout (bash, zsh, fish); with none, where each shell reads it from."`
 }
 
 // Run is tma-setup's main.
@@ -79,6 +82,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case cmd == "init":
 		r := &run{e: e, g: &c.Globals, h: &hooksCmd{Yes: c.Init.Yes}, now: time.Now()}
 		return r.initRun(&c.Init)
+	case strings.HasPrefix(cmd, "completions"):
+		return completions(e, &c.Completions)
 	case cmd == "reload":
 		r := &run{e: e, g: &c.Globals, h: &hooksCmd{}, now: time.Now()}
 		return r.reload()

@@ -1,0 +1,5 @@
+package pick
+
+// Grammar is tma-pick's command line as kong parses it, for the completion
+// scripts tma completions writes from it (lib/completion).
+func Grammar() any { return &cli{} }

@@ -1,0 +1,5 @@
+package view
+
+// Grammar is tma-view's command line as kong parses it, for the completion
+// scripts tma completions writes from it (lib/completion).
+func Grammar() any { return &cli{} }
