@@ -221,6 +221,17 @@ func (s *Set) Problems() []Problem {
 
 // Override applies one config [[agent]] entry: enabled=false removes the agent from the set;
 // extraProcessNames are added to its identity match. An unknown name is ignored.
+// Disabled reports whether [[agent]] enabled = false turned name off: a pane
+// its hooks registered is then no agent's either.
+func (s *Set) Disabled(name string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.disabled[name]
+}
+
 func (s *Set) Override(name string, enabled bool, extraProcessNames []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

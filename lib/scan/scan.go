@@ -142,6 +142,9 @@ func observe(pi *tmux.PaneInfo, procs *proc.Table, ms *manifest.Set, now int64) 
 			return p
 		}
 	}
+	if registered && ms.Disabled(prior.Name) {
+		return p // [[agent]] enabled = false: its registrations are no agent's
+	}
 	if registered {
 		// A hook registration outranks both carve-outs: it could only have
 		// been stamped from inside.

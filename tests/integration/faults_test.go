@@ -282,3 +282,23 @@ func TestPipelineWarnsOnce(t *testing.T) {
 		t.Errorf("ls: exit %d, stderr %q", code, errs)
 	}
 }
+
+// [[agent]] enabled = false takes the agent off every surface, its
+// hook-registered panes included (A-12).
+func TestDisabledAgentDropsRegisteredPanes(t *testing.T) {
+	e := newEnv(t, laneOff+"[[agent]]\nname = \"claude\"\nenabled = false\n")
+	sh := e.window("s", "sleep 60")
+	cmd := exec.Command(filepath.Join(binDir, "tma-hook"), "claude", "SessionStart")
+	cmd.Env = append(e.hookEnv(sh), "TMA_CONFIG=") // no config: register as a user without the override would
+	cmd.Env = append(cmd.Env, "HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader(`{` + sess + `,"source":"startup"}`)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	if e.s.Option(sh, "@agent_name") != "claude" {
+		t.Fatalf("no registration to test with: %v", e.opts(sh))
+	}
+	if rows := e.ls(); len(rows) != 0 {
+		t.Errorf("a disabled agent's registered pane is listed: %v", rows)
+	}
+}
