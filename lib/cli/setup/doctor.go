@@ -330,22 +330,23 @@ func (r *run) diagnose() (*Doctor, string) {
 	}
 	for _, a := range ms.All() {
 		for _, n := range a.ProcessNames {
+			// Matching truncates a long name to the kernel's 15-character
+			// comm, as the kernel does, so such an entry matches: say how.
 			if len(n) > 15 && !truncatedListed(a.ProcessNames, n) {
 				doc.ProcessNameIssues = append(doc.ProcessNameIssues, dNameIssue{Agent: a.Name, Name: n})
-				warn()
 			}
 		}
 	}
-	if len(doc.Manifests.Skipped)+len(doc.ProcessNameIssues) == 0 {
+	if len(doc.Manifests.Skipped) == 0 {
 		line("agents:", "%d loaded, no issues", doc.Manifests.Loaded)
 	} else {
 		line("agents:", "%d loaded, %d skipped:", doc.Manifests.Loaded, len(doc.Manifests.Skipped))
 		for _, s := range doc.Manifests.Skipped {
 			sub("- %s", s.Error)
 		}
-		for _, n := range doc.ProcessNameIssues {
-			sub("- %s: process_names entry %q is longer than 15 characters and can never match (list its 15-character spelling too)", n.Agent, n.Name)
-		}
+	}
+	for _, n := range doc.ProcessNameIssues {
+		sub("- %s: process_names entry %q is longer than 15 characters: it matches a process whose kernel name (comm) is its first 15, %q", n.Agent, n.Name, n.Name[:15])
 	}
 	// The action roster: skipped user files and actions naming an agent no
 	// manifest defines are warnings, one line each.
