@@ -407,3 +407,30 @@ func (e *env) startPainted(screen string) *testkit.Agent {
 	a.Paint(screen)
 	return a
 }
+
+// notify-test tries every configured sink and says what each did.
+func TestNotifyTestReportsEverySink(t *testing.T) {
+	e := newNotifyEnv(t, "bell = true\nosc = true\n")
+	a := e.s.StartAgent("claude", claudeIdle)
+	rec := filepath.Join(e.s.Dir, "pane-output")
+	e.s.MustRun("pipe-pane", "-O", "-t", a.Pane, "cat >"+rec)
+	cmd := exec.Command("dash", filepath.Join(binDir, "tma"), "debug", "notify-test")
+	cmd.Env = append(e.hookEnv(a.Pane), "TMA_NOTIFY_CMD=cat >/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("notify-test: %v\n%s", err, out)
+	}
+	for _, want := range []string{"\nexit      0\n", "\nmessage   not shown: no client attached\n",
+		"\ntty       bell, osc written to /dev/", "\nlog       " + filepath.Join(e.home, "state", "notify.jsonl") + " (real fires append there; a test does not)\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("notify-test lacks %q:\n%s", want, out)
+		}
+	}
+	e.s.WaitFor(func() bool {
+		b, _ := os.ReadFile(rec)
+		return strings.Contains(string(b), "\a\x1bPtmux;\x1b\x1b]9;claude blocked\a\x1b\\")
+	}, "the test's bell and OSC in the pane's output")
+	if _, err := os.Stat(filepath.Join(e.home, "state", "notify.jsonl")); err == nil {
+		t.Errorf("a test wrote the notify log")
+	}
+}

@@ -106,6 +106,7 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 	} else {
 		fmt.Fprintf(e.Stdout, "exit      %s\n", res.Reason)
 	}
+	otherSinks(e, g, cfg, f, home)
 	if res.Stderr != "" {
 		_, _ = io.WriteString(e.Stderr, res.Stderr)
 		if !strings.HasSuffix(res.Stderr, "\n") {
@@ -116,6 +117,62 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 		return common.ExitFail
 	}
 	return common.ExitOK
+}
+
+// otherSinks tries the sinks beside the command and says what each did:
+// the message on the server's clients and the bell/OSC bytes on this pane,
+// where there is a server and a pane; the log is named, never written (it
+// records real fires only).
+func otherSinks(e *common.Env, g *common.Globals, cfg *config.Config, f *libnotify.Fired, home string) {
+	n := cfg.Notify
+	tc := g.Tmux(e, cfg)
+	tc.Timeout = 2 * time.Second
+	ctx := common.Background()
+	out, _, err := tc.Run(ctx, "", "list-clients", "-F", "#{client_name}")
+	switch {
+	case err != nil:
+		fmt.Fprintf(e.Stdout, "message   not shown: %s\n", common.DescribeTmuxError(e, tc, err))
+	default:
+		lines := libnotify.DisplayLines(strings.Fields(out), "tma notify-test: "+libnotify.Message(f, f.Trigger))
+		if len(lines) == 0 {
+			fmt.Fprintln(e.Stdout, "message   not shown: no client attached")
+		} else if _, err := tc.Exec(ctx, lines); err != nil {
+			fmt.Fprintf(e.Stdout, "message   not shown: %v\n", err)
+		} else {
+			fmt.Fprintf(e.Stdout, "message   shown on %d client(s)\n", len(lines))
+		}
+	}
+	var seqs []string
+	for _, on := range []struct {
+		set  bool
+		name string
+	}{{n.Bell, "bell"}, {n.OSC, "osc"}, {n.OSC777, "osc_777"}} {
+		if on.set {
+			seqs = append(seqs, on.name)
+		}
+	}
+	if len(seqs) > 0 {
+		pane := e.Getenv("TMUX_PANE")
+		tty := ""
+		if err == nil && pane != "" {
+			if o, _, terr := tc.Run(ctx, "", "display", "-p", "-t", pane, "#{pane_tty}"); terr == nil {
+				tty = strings.TrimSpace(o)
+			}
+		}
+		switch {
+		case tty == "":
+			fmt.Fprintf(e.Stdout, "tty       %s on; not written: not run in a tmux pane of this server\n", strings.Join(seqs, ", "))
+		default:
+			if werr := libnotify.WriteTTY(tty, libnotify.TTYBytes(n.Bell, n.OSC, n.OSC777, f.Agent, f.Trigger)); werr != nil {
+				fmt.Fprintf(e.Stdout, "tty       %s: %v\n", strings.Join(seqs, ", "), werr)
+			} else {
+				fmt.Fprintf(e.Stdout, "tty       %s written to %s\n", strings.Join(seqs, ", "), tty)
+			}
+		}
+	}
+	if p := cfg.NotifyLog(home); p != "" {
+		fmt.Fprintf(e.Stdout, "log       %s (real fires append there; a test does not)\n", p)
+	}
 }
 
 func threshold(cfg *config.Config) int {
