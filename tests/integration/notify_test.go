@@ -377,13 +377,25 @@ func TestNotifyOSCProgress(t *testing.T) {
 	e.s.WaitFor(func() bool { return count(clear) == 1 }, "the indicator cleared")
 	a.Paint(claudeWorking)
 	e.s.WaitFor(func() bool { return count(on) == 2 }, "lit again")
+	// A reload that turns osc_progress off clears what is lit; on again,
+	// the working window lights again.
+	cfgPath := filepath.Join(e.home, ".config", "tma", "config.toml")
+	orig, _ := os.ReadFile(cfgPath)
+	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(orig), "osc_progress = true", "osc_progress = false", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.s.WaitFor(func() bool { return count(clear) == 2 }, "the clear when a reload turns it off")
+	if err := os.WriteFile(cfgPath, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.s.WaitFor(func() bool { return count(on) == 3 }, "lit after the reload turns it on")
 	// Shutdown clears it: the scan ends, the stream closes, stamp exits.
 	_ = stdin.Close()
 	if out, err := exec.Command("pkill", "-TERM", "-f", "tma-scan -L "+e.s.Name+" --follow").CombinedOutput(); err != nil {
 		ps, _ := exec.Command("ps", "-eo", "pid,ppid,args").CombinedOutput()
 		t.Fatalf("pkill: %v %s\n%s", err, out, ps)
 	}
-	e.s.WaitFor(func() bool { return count(clear) == 2 }, "the shutdown clear")
+	e.s.WaitFor(func() bool { return count(clear) == 3 }, "the shutdown clear")
 
 	// Ended by a signal (the daemon stopping its stage): cleared too.
 	cmd2 := exec.Command("sh", "-c", sh)
@@ -392,11 +404,11 @@ func TestNotifyOSCProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd2.Process.Kill(); _ = cmd2.Wait() }()
-	e.s.WaitFor(func() bool { return count(on) == 3 }, "lit by the second stage")
+	e.s.WaitFor(func() bool { return count(on) == 4 }, "lit by the second stage")
 	if out, err := exec.Command("pkill", "-TERM", "-f", binDir+"/tma-stamp --notify -L "+e.s.Name).CombinedOutput(); err != nil {
 		t.Fatalf("pkill: %v %s", err, out)
 	}
-	e.s.WaitFor(func() bool { return count(clear) == 3 }, "the clear on SIGTERM")
+	e.s.WaitFor(func() bool { return count(clear) == 4 }, "the clear on SIGTERM")
 }
 
 // startPainted starts a fake claude and waits until its screen is on the
