@@ -397,10 +397,14 @@ func (e *env) statusOption() string {
 func TestDaemonStatusLine(t *testing.T) {
 	e := newEnv(t, "")
 	a := e.s.StartAgent("claude", claudeBlocked)
-	cycle, _, code := e.tmaEnv([]string{"XDG_RUNTIME_DIR=" + t.TempDir()}, "status") // no daemon there: the pipeline
-	if code != 0 || !strings.Contains(cycle, "tma:blocked") {
-		t.Fatalf("the cycle's status: exit %d %q", code, cycle)
-	}
+	a.Paint(claudeBlocked) // on screen before the first look
+	noDaemon := t.TempDir()
+	var cycle string
+	e.s.WaitFor(func() bool {
+		out, _, code := e.tmaEnv([]string{"XDG_RUNTIME_DIR=" + noDaemon}, "status") // no daemon there: the pipeline
+		cycle = out
+		return code == 0 && strings.Contains(cycle, "tma:blocked")
+	}, "the cycle's status to say blocked")
 	e.ensure()
 	e.s.WaitFor(func() bool { return e.statusOption()+"\n" == cycle }, "@tma_status to be `tma status`")
 	out, errs, code := e.tmaEnv([]string{"TMA_TMUX_BIN=/nonexistent/tmux"}, "status")
