@@ -44,7 +44,10 @@ type Cycle struct {
 	Clients     []Client `json:"clients"`
 	Scoped      bool     `json:"scoped,omitempty"` // a --pane scan: not every pane was listed
 	LastPollMS  int64    `json:"last_poll_ms"`     // the stored @tma_last_poll
-	Panes       []string `json:"panes,omitempty"`  // every pane id on the server, agent or not
+	// LastStatusMS is the stored @tma_status_at: the status-line driver's
+	// own mark, apart from every other cycle's.
+	LastStatusMS int64    `json:"last_status_ms,omitempty"`
+	Panes        []string `json:"panes,omitempty"` // every pane id on the server, agent or not
 }
 
 // End closes a cycle so streaming consumers know it is complete.

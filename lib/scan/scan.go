@@ -42,7 +42,7 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 		return nil, err
 	}
 	now := o.Now()
-	cyc := &record.Cycle{NowMS: now, Server: snap.Server, Host: o.Host, TmuxVersion: snap.Version, Scoped: o.Pane != "", LastPollMS: snap.LastPoll}
+	cyc := &record.Cycle{NowMS: now, Server: snap.Server, Host: o.Host, TmuxVersion: snap.Version, Scoped: o.Pane != "", LastPollMS: snap.LastPoll, LastStatusMS: snap.LastStatus}
 	viewers := map[string]int64{}
 	for _, cl := range snap.Clients {
 		cyc.Clients = append(cyc.Clients, record.Client{Name: cl.Name, Pane: cl.Pane, Session: cl.Session, Activity: cl.Activity, Control: cl.Control})

@@ -114,6 +114,18 @@ func RollupLine(pane string) (string, error) {
 		" ; set -F -t " + pane + " @agent_session_summary " + tmux.Quote(trim(sess.String())), nil
 }
 
+// WithStatusRun adds, to a cycle `tma status` committed, its own mark
+// @tma_status_at (doctor's ambient line: the status-line driver, apart from
+// any ls, picker or watch), at most once per LastPollEveryMS like
+// @tma_last_poll, so a warm status line stays write-free between marks.
+func WithStatusRun(cyc *record.Cycle, lines []string) []string {
+	if cyc.NowMS-cyc.LastStatusMS < LastPollEveryMS {
+		return lines
+	}
+	l, _ := tmux.ServerSet("@tma_status_at", strconv.FormatInt(cyc.NowMS, 10))
+	return append(lines, l)
+}
+
 // Summary renders <state>:<count> pairs in the fixed order (blocked first,
 // the order of the status line), zeros omitted.
 func Summary(counts map[string]int) string {

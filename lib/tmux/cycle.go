@@ -60,7 +60,7 @@ var paneFields = []string{
 	"pane_pid", "pane_current_command", "pane_current_path", "pane_width", "pane_height",
 	"alternate_on", "pane_in_mode", "scroll_position", "window_activity",
 	"&&:#{pane_active},#{window_active}", "pane_dead", "socket_path", "version",
-	"@agent_summary", "@agent_session_summary", "@tma_last_poll",
+	"@agent_summary", "@agent_session_summary", "@tma_last_poll", "@tma_status_at",
 }
 
 // PaneFormat is the list-panes -F format of a cycle: the pane fields, the
@@ -117,6 +117,7 @@ type ClientInfo struct {
 type Snapshot struct {
 	Server, Version string
 	LastPoll        int64 // @tma_last_poll, the ambient-driver hint
+	LastStatus      int64 // @tma_status_at: when `tma status` last committed a cycle
 	Panes           []PaneInfo
 	Clients         []ClientInfo
 }
@@ -160,7 +161,7 @@ func ParseList(out string) (*Snapshot, error) {
 				p.Scroll = atoi(f[14])
 			}
 			if s.Server == "" {
-				s.Server, s.Version, s.LastPoll = f[18], f[19], atoi64(f[22])
+				s.Server, s.Version, s.LastPoll, s.LastStatus = f[18], f[19], atoi64(f[22]), atoi64(f[23])
 			}
 			for i, o := range listed {
 				if v := f[1+len(paneFields)+i]; v != "" {

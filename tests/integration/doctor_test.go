@@ -25,6 +25,13 @@ func TestDoctor(t *testing.T) {
 		t.Fatalf("doctor before: exit %d\n%s\n%s", code, out, errs)
 	}
 	e.ls()
+	// An ls cycle is not the status-line driver (D-033): still not polling.
+	if out, _, _ := e.tma("doctor"); !strings.Contains(out, "ambient: NOT polling") {
+		t.Errorf("doctor after an ls counts it as the ambient driver:\n%s", out)
+	}
+	if _, errs, code := e.tma("status", "--format", "plain"); code != 0 {
+		t.Fatalf("status: %d %s", code, errs)
+	}
 	// Another tool writes a token outside the closed set after the cycle.
 	e.s.MustRun("set-option", "-p", "-t", foreign.Pane, "@agent_state", "done")
 	if _, errs, code := e.tma("install-hooks", "claude", "--yes"); code != 0 {

@@ -231,14 +231,21 @@ func (r *run) diagnose() (*Doctor, string) {
 	}
 	dm.lines(line)
 	if serr == nil {
-		if res.Cycle.LastPollMS > 0 {
-			lp, age := res.Cycle.LastPollMS, now-res.Cycle.LastPollMS
+		// The status-line driver's own mark, not any cycle's (ls, the
+		// picker and watch run cycles too); a running daemon drives every
+		// cycle itself, and answers `tma status` without one.
+		if res.Cycle.LastStatusMS > 0 {
+			lp, age := res.Cycle.LastStatusMS, now-res.Cycle.LastStatusMS
 			doc.AmbientDriver.LastPollMS, doc.AmbientDriver.AgeMS = &lp, &age
 			doc.AmbientDriver.Polling = age <= AmbientStaleMS
 		}
-		if doc.AmbientDriver.Polling {
+		switch {
+		case doc.AmbientDriver.Polling:
 			line("ambient:", "polling — `tma status` last ran %.1fs ago", float64(*doc.AmbientDriver.AgeMS)/1000)
-		} else {
+		case doc.Daemon.Alive:
+			doc.AmbientDriver.Polling = true
+			line("ambient:", "the daemon drives every cycle (tier 3); `tma status` is answered from it")
+		default:
 			line("ambient:", "NOT polling — nothing invokes `tma status`; add `#(tma status)` to status-right (required ambient driver)")
 		}
 		for _, cl := range res.Cycle.Clients {

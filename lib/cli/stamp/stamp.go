@@ -12,8 +12,9 @@ import (
 
 type cli struct {
 	common.Globals
-	DryRun bool `name:"dry-run" help:"plan the writes and print them to stderr; write nothing."`
-	Notify bool `name:"notify" help:"fire [notify] for the episodes this stage's commits win, with the daemon-only triggers (stall, context_high, osc_progress): what the daemon runs."`
+	DryRun    bool `name:"dry-run" help:"plan the writes and print them to stderr; write nothing."`
+	StatusRun bool `name:"status-run" hidden:"" help:"this cycle is a tma status run: mark @tma_status_at for doctor's ambient line."`
+	Notify    bool `name:"notify" help:"fire [notify] for the episodes this stage's commits win, with the daemon-only triggers (stall, context_high, osc_progress): what the daemon runs."`
 }
 
 // Run is tma-stamp's main.
@@ -42,6 +43,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return err
 		}
 		lines, nonce := plan.Lines, ""
+		if c.StatusRun {
+			lines = libstamp.WithStatusRun(g.Cycle, lines)
+		}
 		if nt != nil {
 			lines, nonce = nt.arm(loaded.Config, g, lines)
 		}
