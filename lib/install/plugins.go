@@ -23,7 +23,11 @@ var opencodeSources = map[string][]string{
 	"user-prompt-submit":  {"session.status:busy", "chat.message", "tool.execute.before"},
 	"permission-required": {"permission.asked", "permission.updated"},
 	"permission-replied":  {"permission.replied"},
-	"stop":                {"session.idle", "session.status:idle"},
+	// The built-in question tool: asked, then answered or dismissed with Esc
+	// (the lab saw question.asked, question.replied, question.rejected).
+	"question-asked":   {"question.asked"},
+	"question-replied": {"question.replied", "question.rejected"},
+	"stop":             {"session.idle", "session.status:idle"},
 }
 
 func (a *pluginAdapter) Name() string { return a.name }

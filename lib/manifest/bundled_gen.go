@@ -791,6 +791,14 @@ func bundledAgent(name string) *Agent {
 						Claim: Claim{State: "working"},
 					},
 					{
+						Event: "question-asked",
+						Claim: Claim{State: "blocked", Detail: "question"},
+					},
+					{
+						Event: "question-replied",
+						Claim: Claim{State: "working"},
+					},
+					{
 						Event:   "stop",
 						Claim:   Claim{State: "idle"},
 						TurnEnd: true,
@@ -824,6 +832,30 @@ func bundledAgent(name string) *Agent {
 				},
 				{
 					Index:    1,
+					State:    "blocked",
+					Detail:   "question",
+					Label:    "question-panel",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*┃\s+1\.\s+\S`,
+								Re:   lazyRegex(`^\s*┃\s+1\.\s+\S`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)\s*┃?\s*↑↓ select\s+enter \w+\s+esc dismiss\s*(\n\s*┃?\s*)?\z`,
+								Re:   lazyRegex(`(?m)(^|\n)\s*┃?\s*↑↓ select\s+enter \w+\s+esc dismiss\s*(\n\s*┃?\s*)?\z`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    2,
 					State:    "working",
 					Label:    "esc-interrupt",
 					Priority: 100,
@@ -836,7 +868,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 4},
 				},
 				{
-					Index:  2,
+					Index:  3,
 					State:  "idle",
 					Label:  "commands-hint",
 					Region: "visible",
