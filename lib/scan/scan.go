@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tmaproject/tma/lib/fold"
 	"github.com/tmaproject/tma/lib/manifest"
@@ -31,16 +32,26 @@ type Options struct {
 
 // Result is one observed cycle.
 type Result struct {
-	Cycle *record.Cycle
-	Panes []*record.Pane
+	Cycle  *record.Cycle
+	Panes  []*record.Pane
+	Timing Timing
+}
+
+// Timing is what one cycle's observation cost, phase by phase: the
+// --debug-timing diagnostic.
+type Timing struct {
+	List, Walk, Capture time.Duration
 }
 
 // Run observes one cycle.
 func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
+	t0 := time.Now()
 	snap, err := c.List(ctx)
 	if err != nil {
 		return nil, err
 	}
+	var tm Timing
+	tm.List = time.Since(t0)
 	now := o.Now()
 	cyc := &record.Cycle{NowMS: now, Server: snap.Server, Host: o.Host, TmuxVersion: snap.Version, Scoped: o.Pane != "", LastPollMS: snap.LastPoll, LastStatusMS: snap.LastStatus}
 	viewers := map[string]int64{}
@@ -51,8 +62,11 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 			viewers[cl.Pane] = cl.Activity
 		}
 	}
+	t1 := time.Now()
 	procs, perr := proc.WalkTrees(ctx, roots(snap.Panes, o.Pane))
+	tm.Walk = time.Since(t1)
 	res := &Result{Cycle: cyc}
+	defer func() { res.Timing = tm }()
 	var want []string
 	for i := range snap.Panes {
 		pi := &snap.Panes[i]
@@ -71,7 +85,9 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 		res.Panes = append(res.Panes, p)
 	}
 	if len(want) > 0 {
+		t2 := time.Now()
 		shots, err := c.Capture(ctx, want)
+		tm.Capture = time.Since(t2)
 		if err != nil {
 			return nil, err
 		}

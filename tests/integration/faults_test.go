@@ -302,3 +302,32 @@ func TestDisabledAgentDropsRegisteredPanes(t *testing.T) {
 		t.Errorf("a disabled agent's registered pane is listed: %v", rows)
 	}
 }
+
+// ls --debug-timing says what the cycle cost and which panes were captured
+// or capture-skipped (A-49); the rows are ls's as ever.
+func TestLsDebugTiming(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.expect(a.Pane, "idle")
+	// A quiet pane is skipped once its stamp's second has passed.
+	var out, errs string
+	var code int
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		out, errs, code = e.tma("ls", "--debug-timing")
+		if code != 0 || !strings.Contains(out, a.Pane+"\tclaude\tidle") {
+			t.Fatalf("ls --debug-timing: exit %d\n%s%s", code, out, errs)
+		}
+		if strings.Contains(errs, "tma: timing: "+a.Pane+" claude capture-skipped (quiet)\n") || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !regexp.MustCompile(`(?m)^tma: timing: list \d+\.\d ms, process walk \d+\.\d ms, capture \d+\.\d ms \(0 of 1 agent panes\)$`).MatchString(errs) ||
+		!strings.Contains(errs, "tma: timing: "+a.Pane+" claude capture-skipped (quiet)\n") {
+		t.Errorf("timing:\n%s", errs)
+	}
+	a.Paint(claudeWorking)
+	_, errs, _ = e.tma("ls", "--debug-timing")
+	if !strings.Contains(errs, "tma: timing: "+a.Pane+" claude captured\n") {
+		t.Errorf("timing after a repaint:\n%s", errs)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -22,6 +23,7 @@ type cli struct {
 	Follow     bool          `name:"follow" help:"keep going: a cycle every --interval, and early when tmux pushes a change (control mode)."`
 	Interval   time.Duration `name:"interval" default:"1s" help:"the cycle cadence with --follow."`
 	NoPush     bool          `name:"no-push" help:"with --follow, poll only: no control-mode clients."`
+	Timing     bool          `name:"debug-timing" help:"say on stderr what the cycle cost, phase by phase, and which panes were captured or capture-skipped."`
 }
 
 // Run is tma-scan's main.
@@ -60,12 +62,48 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(common.DescribeTmuxError(e, tc, err), common.ExitFail)
 		}
+		if c.Timing {
+			timing(e, res)
+		}
 		if emit(w, res) != nil {
 			return common.ExitFail
 		}
 		return common.ExitOK
 	}
 	return follow(e, w, tc, opts, rl, c.Interval, !c.NoPush, fail)
+}
+
+// timing is --debug-timing: the phases' cost, then every agent pane as
+// captured or capture-skipped (with why), the skipped ones next to the
+// captures.
+func timing(e *common.Env, res *libscan.Result) {
+	ms := func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + " ms"
+	}
+	var agents, shot int
+	for _, p := range res.Panes {
+		if p.Agent != "" {
+			agents++
+		}
+		if p.Capture != nil {
+			shot++
+		}
+	}
+	fmt.Fprintf(e.Stderr, "%s: timing: list %s, process walk %s, capture %s (%d of %d agent panes)\n",
+		e.Tool, ms(res.Timing.List), ms(res.Timing.Walk), ms(res.Timing.Capture), shot, agents)
+	for _, p := range res.Panes {
+		switch {
+		case p.Agent == "":
+		case p.Capture != nil:
+			fmt.Fprintf(e.Stderr, "%s: timing: %s %s captured\n", e.Tool, p.Pane, p.Agent)
+		default:
+			why := p.CaptureSkipped
+			if why == "" {
+				why = "not capturable"
+			}
+			fmt.Fprintf(e.Stderr, "%s: timing: %s %s capture-skipped (%s)\n", e.Tool, p.Pane, p.Agent, why)
+		}
+	}
 }
 
 func emit(w *record.Writer, res *libscan.Result) error {
