@@ -11,7 +11,7 @@ FZF     := github.com/junegunn/fzf@v$(FZF_VERSION)
 VERSION ?= 0.1.0
 LDFLAGS := -s -w -X github.com/tmaproject/tma/lib/cli/common.Version=$(VERSION)
 
-.PHONY: all build deps test unit integration lint bench demo install uninstall clean capture e2e-agents drift
+.PHONY: all build deps test unit integration lint bench demo install uninstall clean capture e2e-agents drift fuzz dist
 
 all: build
 
@@ -36,13 +36,24 @@ deps:
 # provides them all); only the opt-in tiers below are left out.
 test: deps build lint
 	$(GO) test -count=1 ./...
-	@echo "make test: passed. Not run (opt-in): TMA_LAB=1 go test ./fixtures/lab/... (the lab's captures from the real agents), make e2e-agents (the release check), make bench"
+	@echo "make test: passed. Not run (opt-in): TMA_LAB=1 go test ./fixtures/lab/... (the lab's captures from the real agents), make e2e-agents (the release check), make bench, make fuzz"
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt wants changes in:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	shellcheck shell/tma $$(find shell bench .ci -type f \( -name '*.sh' -o -name run \) 2>/dev/null)
+	shellcheck shell/tma $$(find shell bench .ci scripts -type f \( -name '*.sh' -o -name run \) 2>/dev/null)
+
+# Every native fuzz target for FUZZTIME each (docs/fuzz.md); a crasher
+# lands in its package's testdata/fuzz/ as a regression case.
+FUZZTIME ?= 30s
+fuzz:
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) sh shell/fuzz.sh
+
+# The release archives, linux and darwin on amd64 and arm64, and SHA256SUMS
+# into dist/ (shell/dist.sh; docs/install.md).
+dist:
+	GO=$(GO) VERSION=$(VERSION) sh shell/dist.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./bench/
@@ -64,7 +75,7 @@ uninstall:
 	rm -f $(BINDIR)/tma $(addprefix $(BINDIR)/,$(TOOLS))
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
 
 # The agent lab (docs/lab.md, docs/detection.md): root, the npm registry,
 # minutes per agent. AGENT=codex narrows any of them to one agent.

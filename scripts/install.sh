@@ -1,0 +1,132 @@
+#!/bin/sh
+# install.sh: install tma from a release, without sudo (docs/install.md).
+#
+#   curl -fsSL https://raw.githubusercontent.com/tmaproject/tma/main/scripts/install.sh | sh
+#
+# It picks the archive for this platform (Linux and macOS, x86_64 and
+# arm64), checks it against the release's SHA256SUMS, puts tma and its
+# tma-* tools in ~/.local/bin (replacing an older install in place), prints
+# a PATH hint when that directory is not on PATH, and installs the
+# completion scripts for whichever of bash, zsh and fish is here. Set these
+# on the sh side of the pipe:
+#
+#   TMA_VERSION=v0.1.0      a release tag (default: the latest release)
+#   TMA_INSTALL_DIR=DIR     where the tools go (default: ~/.local/bin)
+#   TMA_NO_COMPLETIONS=1    leave the shells' completion directories alone
+#   TMA_BASE_URL=URL        the releases to read from (default: tma's on GitHub; a mirror)
+set -eu
+
+say() { printf 'tma install: %s\n' "$*"; }
+die() {
+	printf 'tma install: error: %s\n' "$*" >&2
+	exit 1
+}
+
+base=${TMA_BASE_URL:-https://github.com/tmaproject/tma/releases}
+base=${base%/}
+: "${HOME:?HOME is not set}"
+dir=${TMA_INSTALL_DIR:-$HOME/.local/bin}
+case $dir in
+"~"/*) dir=$HOME/${dir#"~/"} ;;
+esac
+
+case $(uname -s) in
+Linux) os=linux ;;
+Darwin) os=darwin ;;
+*) os= ;;
+esac
+case $(uname -m) in
+x86_64 | amd64) arch=amd64 ;;
+aarch64 | arm64) arch=arm64 ;;
+*) arch= ;;
+esac
+if [ -z "$os" ] || [ -z "$arch" ]; then
+	die "no prebuilt tma for $(uname -s) $(uname -m); build it with Go 1.26 or newer:
+  go install github.com/tmaproject/tma/cmd/...@latest
+and put shell/tma (the dispatcher) beside the tools, or run make install from a clone"
+fi
+name=tma-$os-$arch
+if [ -n "${TMA_VERSION-}" ]; then
+	url=$base/download/$TMA_VERSION
+else
+	url=$base/latest/download
+fi
+
+if command -v curl >/dev/null 2>&1; then
+	fetch() { curl -fsSL -o "$2" "$1"; }
+elif command -v wget >/dev/null 2>&1; then
+	fetch() { wget -q -O "$2" "$1"; }
+else
+	die "neither curl nor wget is installed"
+fi
+if command -v sha256sum >/dev/null 2>&1; then
+	sum() { sha256sum "$1"; }
+elif command -v shasum >/dev/null 2>&1; then
+	sum() { shasum -a 256 "$1"; }
+else
+	die "neither sha256sum nor shasum is installed: the download cannot be checked"
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+say "downloading $url/$name.tar.gz"
+fetch "$url/SHA256SUMS" "$tmp/SHA256SUMS" || die "cannot download $url/SHA256SUMS"
+fetch "$url/$name.tar.gz" "$tmp/$name.tar.gz" || die "cannot download $url/$name.tar.gz"
+
+# The archive's line in SHA256SUMS: "<sum>  <file>", the file as named.
+want=$(awk -v f="$name.tar.gz" '$2 == f || $2 == "*" f { print $1 }' "$tmp/SHA256SUMS")
+[ -n "$want" ] || die "SHA256SUMS has no line for $name.tar.gz"
+got=$(sum "$tmp/$name.tar.gz" | awk '{ print $1 }')
+[ "$got" = "$want" ] || die "$name.tar.gz does not match SHA256SUMS (got $got, want $want): not installed"
+
+tar -C "$tmp" -xzf "$tmp/$name.tar.gz"
+src=$tmp/$name
+if [ ! -x "$src/tma" ] || [ ! -x "$src/tma-hook" ]; then
+	die "$name.tar.gz does not hold tma and tma-hook"
+fi
+
+# Each tool is copied beside its final name and renamed over it: a tool
+# running now (a hook, the daemon) keeps its old file, the next run the new.
+mkdir -p "$dir"
+n=0
+for f in "$src"/tma "$src"/tma-*; do
+	t=${f##*/}
+	cp "$f" "$dir/.$t.new.$$"
+	chmod 755 "$dir/.$t.new.$$"
+	mv -f "$dir/.$t.new.$$" "$dir/$t"
+	n=$((n + 1))
+done
+say "installed tma $(cat "$src/VERSION" 2>/dev/null || echo) ($n files) in $dir"
+
+case :${PATH-}: in
+*:"$dir":* | *:"${dir%/}/":*) ;;
+*) say "$dir is not on your PATH; add it, e.g. in ~/.profile:
+  export PATH=\"$dir:\$PATH\"" ;;
+esac
+
+if [ "${TMA_NO_COMPLETIONS-}" != 1 ]; then
+	placed() { say "$1 completion: $2"; }
+	if command -v bash >/dev/null 2>&1; then
+		d=${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions
+		mkdir -p "$d" && cp "$src/completions/tma.bash" "$d/tma" && placed bash "$d/tma"
+	fi
+	if command -v zsh >/dev/null 2>&1; then
+		d=$HOME/.local/share/zsh/site-functions
+		mkdir -p "$d" && cp "$src/completions/_tma" "$d/_tma" && placed zsh "$d/_tma"
+		if ! grep -qs 'zsh/site-functions' "${ZDOTDIR:-$HOME}/.zshrc"; then
+			say "zsh does not search $d by default; add above compinit in ~/.zshrc:
+  fpath=(~/.local/share/zsh/site-functions \$fpath)"
+		fi
+	fi
+	if command -v fish >/dev/null 2>&1; then
+		d=${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions
+		mkdir -p "$d" && cp "$src/completions/tma.fish" "$d/tma.fish" && placed fish "$d/tma.fish"
+	fi
+fi
+
+# The picker runs fzf 0.65 or newer; tma says so when it is missing, and
+# so does this, once.
+if ! command -v fzf >/dev/null 2>&1; then
+	say "the picker (tma with no command) needs fzf 0.65 or newer, which is not on your PATH"
+fi
+say "next: tma init (wires the agents it finds, the keys and the status line; shows each diff first)"
