@@ -7,6 +7,7 @@ import (
 
 	"github.com/tmaproject/tma/lib/manifest"
 	"github.com/tmaproject/tma/lib/stamp"
+	"github.com/tmaproject/tma/lib/telemetry"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -33,6 +34,10 @@ type Event struct {
 	// Request is the reply-lane request id the caller minted for a held
 	// permission prompt (see Lane): the claim stamps it on RequestOption.
 	Request string
+	// Telemetry is a context reading the caller took from elsewhere than
+	// the payload (a file-tail channel: Codex's rollout), stamped with the
+	// event.
+	Telemetry *telemetry.Reading
 }
 
 // The claude hook reply lane (docs/actions.md): a permission prompt's hook
@@ -41,6 +46,15 @@ type Event struct {
 const (
 	ReplyLaneAgent = "claude"
 	RequestOption  = "@agent_permission_request"
+)
+
+// The OpenCode API lane (docs/actions.md): a permission or question event
+// stamps the request's own id and the server the plugin says is
+// listening; the agent's next claim that is not blocked unsets the ids.
+const (
+	APILaneAgent   = "opencode"
+	QuestionOption = "@agent_question_request"
+	EndpointOption = "@agent_api_endpoint"
 )
 
 // Lane says what an event means for the reply lane: hold (a permission
@@ -89,6 +103,9 @@ const Elsewhere = "tma-hook:elsewhere"
 // With panes == nil the plan is blind: it targets ev.Pane and checks the
 // pane's session server-side, so the common event costs one tmux spawn.
 func Build(ev Event, panes []Pane) (*Plan, error) {
+	if ev.Name == telemetry.ContextKind {
+		return contextPlan(ev)
+	}
 	if panes == nil {
 		return blind(ev)
 	}
@@ -135,7 +152,97 @@ func build(ev Event, panes []Pane) (*Plan, error) {
 		return nil, err
 	}
 	pl.Lines[len(pl.Lines)-1] += " ; " + l
+	// A reading that rides the event (pi's context on agent_settled, or
+	// one the caller read from a rollout) goes after the claim, which may
+	// have registered the pane the reading's guard asks for.
+	if r := eventReading(ev); r != nil {
+		tl, err := TelemetryLine(ev, pl.Pane, *r)
+		if err != nil {
+			return nil, err
+		}
+		pl.Lines = append(pl.Lines, tl)
+	}
 	return pl, nil
+}
+
+// contextPlan is a context event (the statusline shim's): telemetry only,
+// never a claim, on the named pane.
+func contextPlan(ev Event) (*Plan, error) {
+	a := ev.Agent
+	if a == nil || a.Telemetry == nil || a.Telemetry.Context == nil {
+		return &Plan{Why: "no [telemetry.context] in this agent's manifest: a context payload stamps nothing"}, nil
+	}
+	tc := a.Telemetry.Context
+	if tc.Channel != "event" {
+		return &Plan{Why: fmt.Sprintf("%s's context channel is %s, not event", a.Name, tc.Channel)}, nil
+	}
+	r, err := telemetry.Parse(tc.Format, []byte(ev.Payload.Raw))
+	if err != nil {
+		return &Plan{Why: err.Error()}, nil
+	}
+	if r.Empty() {
+		return &Plan{Why: "the context payload reports nothing yet"}, nil
+	}
+	if !tmux.ValidPaneID(ev.Pane) {
+		return &Plan{Why: fmt.Sprintf("pane %q is not a pane id", ev.Pane)}, nil
+	}
+	l, err := TelemetryLine(ev, ev.Pane, r)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Pane: ev.Pane, Lines: []string{l}, Why: "context " + describeReading(r)}, nil
+}
+
+// eventReading is the reading a non-context event carries: the caller's,
+// else, for an agent whose context channel is event, the gauge in the
+// payload itself (a payload with no gauge, such as every claude hook's,
+// adds nothing).
+func eventReading(ev Event) *telemetry.Reading {
+	if ev.Telemetry != nil {
+		if ev.Telemetry.Empty() {
+			return nil
+		}
+		return ev.Telemetry
+	}
+	a := ev.Agent
+	if a == nil || a.Telemetry == nil || a.Telemetry.Context == nil || a.Telemetry.Context.Channel != "event" {
+		return nil
+	}
+	if !strings.Contains(ev.Payload.Raw, "context") {
+		return nil // the common event: no decode
+	}
+	r, err := telemetry.Parse(a.Telemetry.Context.Format, []byte(ev.Payload.Raw))
+	if err != nil || !r.Gauge() {
+		return nil
+	}
+	return &r
+}
+
+// TelemetryLine is one reading's guarded write on pane: only on a pane
+// this agent holds (registered by a hook or a cycle, so a stale gauge can
+// never outlive its agent unseen), of the event's session when both say
+// one, and only when the reading is newer than what the pane stores.
+func TelemetryLine(ev Event, pane string, r telemetry.Reading) (string, error) {
+	at := r.At(ev.NowMS)
+	guard := "#{&&:" + notIgnored + ",#{&&:#{==:#{@agent_name}," + ev.Agent.Name + "}," + telemetry.Guard(at) + "}}"
+	if s := ev.Payload.Session; s != "" {
+		guard = "#{&&:" + guard + ",#{||:#{==:#{@agent_session},},#{==:#{@agent_session}," + s + "}}}"
+	}
+	return tmux.Write{Pane: pane, Guard: guard, Sets: r.Sets(at)}.Line()
+}
+
+func describeReading(r telemetry.Reading) string {
+	var parts []string
+	if r.ContextPct != nil {
+		parts = append(parts, fmt.Sprintf("%d%%", *r.ContextPct))
+	}
+	if r.Tokens != nil {
+		parts = append(parts, fmt.Sprintf("%d tokens", *r.Tokens))
+	}
+	if r.Model != "" {
+		parts = append(parts, r.Model)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func claim(ev Event, panes []Pane) (*Plan, error) {
@@ -225,6 +332,9 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 		if cur.Subagents != "" {
 			sets = append(sets, tmux.Set{Name: "@agent_subagents", Unset: true})
 		}
+		if a.Name == APILaneAgent && ev.Payload.APIEndpoint != "" {
+			sets = append(sets, tmux.Set{Name: EndpointOption, Value: ev.Payload.APIEndpoint})
+		}
 		if err := line("", sets); err != nil {
 			return nil, err
 		}
@@ -284,6 +394,9 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 	} else if clear || hold {
 		ls.clear = true
 	}
+	if a.Name == APILaneAgent {
+		ls.api = apiLane(state, ev.Payload)
+	}
 	sets := claimSets(a.Name, state, detail, T, state == "blocked", ev.Payload, true, ls)
 	pl.Why = fmt.Sprintf("%s → %s%s", ev.Name, state, slash(detail))
 	return pl, line(newer, sets)
@@ -302,6 +415,27 @@ var keptOnEnd = map[string]bool{"@agent_action": true, "@agent_mute_until": true
 type laneSet struct {
 	request string
 	clear   bool
+	api     []tmux.Set // the OpenCode API lane's ids and endpoint
+}
+
+// apiLane is what an OpenCode claim writes for the API lane: a blocked
+// claim names the request it waits on (a permission or a question), any
+// other claim drops both ids (the request was answered or withdrawn), and
+// whatever claim carries the plugin's endpoint refreshes it.
+func apiLane(state string, p Payload) []tmux.Set {
+	var sets []tmux.Set
+	if p.APIEndpoint != "" {
+		sets = append(sets, tmux.Set{Name: EndpointOption, Value: p.APIEndpoint})
+	}
+	switch {
+	case state == "blocked" && p.PermissionID != "":
+		sets = append(sets, tmux.Set{Name: RequestOption, Value: p.PermissionID}, tmux.Set{Name: QuestionOption, Unset: true})
+	case state == "blocked" && p.QuestionID != "":
+		sets = append(sets, tmux.Set{Name: QuestionOption, Value: p.QuestionID}, tmux.Set{Name: RequestOption, Unset: true})
+	case state != "blocked":
+		sets = append(sets, tmux.Set{Name: RequestOption, Unset: true}, tmux.Set{Name: QuestionOption, Unset: true})
+	}
+	return sets
 }
 
 // claimSets is one hook claim's tuple, @agent_stamped_at last.
@@ -340,6 +474,7 @@ func claimSets(name, state, detail, T string, pending bool, p Payload, clearPend
 	case ls.clear:
 		sets = append(sets, tmux.Set{Name: RequestOption, Unset: true})
 	}
+	sets = append(sets, ls.api...)
 	return append(sets, tmux.Set{Name: "@agent_stamped_at", Value: T})
 }
 

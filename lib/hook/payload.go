@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -23,6 +25,12 @@ type Payload struct {
 	// and pi plugins stamp tma_at_ms): hooks spawned without waiting can
 	// reach tmux out of order, and the claim guard orders them by this.
 	AtMS int64
+	// The OpenCode API lane: the pending permission's or question's own id
+	// (properties.id of permission.asked / question.asked, as tma's plugin
+	// forwards them) and the server the plugin says is listening
+	// (tma_api_endpoint, loopback only).
+	PermissionID, QuestionID string
+	APIEndpoint              string
 }
 
 // ParsePayload reads the fields tma uses. A payload that is not a JSON object
@@ -51,6 +59,15 @@ func ParsePayload(raw string) Payload {
 	if v, ok := m["tma_at_ms"].(float64); ok && v > 0 {
 		p.AtMS = int64(v)
 	}
+	if props, ok := m["properties"].(map[string]any); ok {
+		switch id := sessionID(first(props, "id")); first(m, "source") {
+		case "permission.asked", "permission.updated":
+			p.PermissionID = id
+		case "question.asked":
+			p.QuestionID = id
+		}
+	}
+	p.APIEndpoint = LoopbackURL(first(m, "tma_api_endpoint"))
 	p.Session = sessionID(p.Session)
 	p.Transcript = Clean(p.Transcript, 1024)
 	p.SubagentID = Clean(p.SubagentID, 200)
@@ -102,4 +119,20 @@ func Clean(s string, max int) string {
 		cut--
 	}
 	return s[:cut]
+}
+
+// LoopbackURL keeps a plugin-stamped server address only when it is an
+// http URL on this host's loopback with a port: tma act POSTs answers to
+// it, so a payload must not be able to point that anywhere else.
+func LoopbackURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "http" || u.User != nil || u.Port() == "" || u.RawQuery != "" || u.Fragment != "" || len(s) > 200 {
+		return ""
+	}
+	if h := u.Hostname(); h != "localhost" {
+		if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
+			return ""
+		}
+	}
+	return strings.TrimRight(s, "/")
 }

@@ -94,6 +94,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if at := ev.Payload.AtMS; at > ev.NowMS-EventSkewMS && at <= ev.NowMS {
 		ev.NowMS = at // the event's own time: a later-spawned hook for an earlier event loses
 	}
+	ev.Telemetry = fileTail(a, ev.Payload, say)
 	// The claude reply lane: a permission prompt mints the request id its
 	// stamp carries and holds after it; the agent's next event clears the
 	// pane's held requests. Read on every fire: no reinstall.
@@ -125,6 +126,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// hook stamps the pane as ever. A reply-lane hold and a from_event fire
 	// stay the hook's: both act on the stamp's own tmux call.
 	if ev.Request == "" && nt == nil && handToDaemon(e, tc, l.Config, ev, say) {
+		stampTail(ctx, tc, ev, say)
 		return 0
 	}
 	// The common event is planned blind and costs one tmux spawn; a

@@ -18,6 +18,7 @@ import (
 	"github.com/tmaproject/tma/lib/notify"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/scan"
+	"github.com/tmaproject/tma/lib/telemetry"
 )
 
 type doctorCmd struct {
@@ -559,6 +560,11 @@ func (r *run) diagnose() (*Doctor, string) {
 		}
 		if da.Model != nil {
 			fmt.Fprintf(&b, "       model: %s\n", *da.Model)
+			// A label, not a warning, and only where a channel would size its
+			// gauge from [telemetry.windows]: no compiled-in format does.
+			if a != nil && a.Telemetry != nil && a.Telemetry.Context != nil && !telemetry.CarriesWindow(a.Telemetry.Context.Format) && !r.loaded.Config.ModelRecognized(*da.Model) {
+				fmt.Fprintf(&b, "       unrecognized: no [telemetry.windows] entry names it\n")
+			}
 		}
 		if reason != "" {
 			fmt.Fprintf(&b, "       %s\n", reason)
