@@ -13,6 +13,7 @@ import (
 
 	libact "github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/child"
+	"github.com/tmaproject/tma/lib/act/ledger"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
@@ -574,6 +575,12 @@ func (b *broker) report(a *libact.Action, results []libact.Result, why map[strin
 		live := false
 		for i := range results {
 			results[i].Cached = &live
+		}
+		// What the receipt records is what this dispatch reports: an error
+		// is fired-unknown in both, so a replay reads as the original.
+		if results[0].Outcome == libact.OutcomeError {
+			r := ledger.ReasonFiredUnknown
+			results[0].Reason = &r
 		}
 		b.settleSlot(results[0])
 	}
