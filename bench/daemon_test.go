@@ -31,7 +31,8 @@ func BenchmarkDaemon(b *testing.B) {
 		b.Skipf("tmux %q not installed", testkit.TmuxBin())
 	}
 	dir := b.TempDir()
-	build := exec.Command("go", "build", "-o", dir+"/", "../cmd/...")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", dir+"/", "../cmd/...")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build links them: static
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("%v\n%s", err, out)
 	}

@@ -119,7 +119,8 @@ func newKit(b *testing.B, tmuxBin string) *kit {
 		rssLog: filepath.Join(tmp, "rss")}
 	// Whatever the tree builds now: other work changes the binaries and
 	// the dispatcher while this benchmark stays the same.
-	build := exec.Command("go", "build", "-o", k.dir+"/", "./cmd/...")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", k.dir+"/", "./cmd/...")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build links them: static
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build ./cmd/...: %v\n%s", err, out)

@@ -26,7 +26,8 @@ func BenchmarkPushLatency(b *testing.B) {
 		b.Skip("no tmux")
 	}
 	dir := b.TempDir()
-	build := exec.Command("go", "build", "-o", dir+"/", "../cmd/tma-scan", "../cmd/tma-fold", "../cmd/tma-stamp", "../cmd/tma-wait")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", dir+"/", "../cmd/tma-scan", "../cmd/tma-fold", "../cmd/tma-stamp", "../cmd/tma-wait")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build links them: static
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("%v\n%s", err, out)
 	}
