@@ -448,14 +448,22 @@ func TestDaemonHookAck(t *testing.T) {
 	e := newEnv(t, laneOff)
 	a := e.s.StartAgent("claude", claudeIdle)
 	e.ensure()
+	// The daemon's first look captures the idle screen; an event older than
+	// that capture would rightly lose to it.
+	e.s.WaitFor(func() bool { return e.hello().Cycles > 0 }, "the daemon's first cycle")
 	errs := e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
 	if !strings.Contains(errs, "handed to the daemon") {
 		t.Fatalf("the hook did not hand over:\n%s", errs)
 	}
-	e.s.WaitFor(func() bool {
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		o := e.opts(a.Pane)
-		return o["@agent_state"] == "working" && o["@agent_source"] == "hook"
-	}, "the daemon's commit")
+		if o["@agent_state"] == "working" && o["@agent_source"] == "hook" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the daemon's commit did not land: %v\nlog:\n%s", o, e.daemonLog())
+		}
+	}
 	e.s.WaitFor(func() bool { return strings.Contains(e.daemonLog(), "hook claude UserPromptSubmit on "+a.Pane) }, "the commit in the daemon's log")
 	e.stopDaemon()
 
