@@ -76,15 +76,15 @@ func TestSequences(t *testing.T) {
 
 func TestMessageAndDisplayLines(t *testing.T) {
 	f := fired()
-	f.Title = "#{pane_id} #(rm -rf ~) it's"
+	f.Title = "#{pane_id} #(rm -rf ~) it's %d"
 	m := Message(f, Blocked)
-	if m != "tma: claude blocked/permission in api:2.0 — #{pane_id} #(rm -rf ~) it's" {
+	if m != "tma: claude blocked/permission in api:2.0 — #{pane_id} #(rm -rf ~) it's %d" {
 		t.Errorf("message %q", m)
 	}
 	lines := DisplayLines([]string{"/dev/pts/3", "client-99", "", "/dev/pts/4"}, m)
 	want := []string{
-		`display-message -c '/dev/pts/3' 'tma: claude blocked/permission in api:2.0 — ##{pane_id} ##(rm -rf ~) it'\''s'`,
-		`display-message -c '/dev/pts/4' 'tma: claude blocked/permission in api:2.0 — ##{pane_id} ##(rm -rf ~) it'\''s'`,
+		`display-message -c '/dev/pts/3' 'tma: claude blocked/permission in api:2.0 — ##{pane_id} ##(rm -rf ~) it'\''s %%d'`,
+		`display-message -c '/dev/pts/4' 'tma: claude blocked/permission in api:2.0 — ##{pane_id} ##(rm -rf ~) it'\''s %%d'`,
 	}
 	if !reflect.DeepEqual(lines, want) {
 		t.Errorf("lines %q", lines)

@@ -96,7 +96,8 @@ func Message(f *Fired, state string) string {
 // (control clients, the daemon's among them, have no status line).
 func DisplayLines(clients []string, msg string) []string {
 	var lines []string
-	text := tmux.Quote(tmux.Literal(record.OneLine(msg)))
+	// display-message expands formats (# doubled) and strftime (% doubled).
+	text := tmux.Quote(strings.ReplaceAll(tmux.Literal(record.OneLine(msg)), "%", "%%"))
 	for _, c := range clients {
 		if c == "" || strings.HasPrefix(c, "client-") || strings.ContainsAny(c, "'\n") {
 			continue

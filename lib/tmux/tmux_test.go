@@ -38,7 +38,7 @@ func TestResolveTarget(t *testing.T) {
 }
 
 func paneLine(id, title string, opts map[string]string) string {
-	f := []string{"TMAP", id, "s", "$0", "1", "@1", "0", "42", "claude", "/w", "80", "24", "0", "1", "3", "1700000000", "1", "0", "/tmp/sock", "3.5a", "working:1", "working:1", "1700000000000"}
+	f := []string{"TMAP", id, "s", "$0", "1", "@1", "0", "42", "claude", "/w", "80", "24", "0", "1", "3", "1700000000", "1", "0", "/tmp/sock", "3.5a", "working:1", "working:1", "1700000000000", "1700000000500"}
 	for _, o := range listed {
 		f = append(f, opts[o])
 	}
@@ -53,7 +53,7 @@ func TestParseList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Panes) != 2 || s.Server != "/tmp/sock" || s.Version != "3.5a" || s.LastPoll != 1700000000000 {
+	if len(s.Panes) != 2 || s.Server != "/tmp/sock" || s.Version != "3.5a" || s.LastPoll != 1700000000000 || s.LastStatus != 1700000000500 {
 		t.Fatalf("snapshot = %+v", s)
 	}
 	p := s.Panes[0]
