@@ -96,8 +96,7 @@ func Message(f *Fired, state string) string {
 // (control clients, the daemon's among them, have no status line).
 func DisplayLines(clients []string, msg string) []string {
 	var lines []string
-	// display-message expands formats (# doubled) and strftime (% doubled).
-	text := tmux.Quote(strings.ReplaceAll(tmux.Literal(record.OneLine(msg)), "%", "%%"))
+	text := tmux.Quote(tmux.DisplayText(record.OneLine(msg)))
 	for _, c := range clients {
 		if c == "" || strings.HasPrefix(c, "client-") || strings.ContainsAny(c, "'\n") {
 			continue

@@ -45,3 +45,7 @@ func Quote(s string) string {
 // Literal makes s safe where tmux expands formats: every # becomes ##, so a
 // pane title or payload carrying #{…} is written as text, never evaluated.
 func Literal(s string) string { return strings.ReplaceAll(s, "#", "##") }
+
+// DisplayText makes s print as itself through display-message, which
+// expands formats and then strftime: # and % are both doubled.
+func DisplayText(s string) string { return strings.ReplaceAll(Literal(s), "%", "%%") }

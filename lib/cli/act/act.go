@@ -284,7 +284,7 @@ func (b *broker) tell(f *fleet.Fleet, msg string) {
 	if err != nil {
 		return
 	}
-	_, _, _ = b.server(f).Run(common.Background(), "", "display-message", "-c", cl.Name, tmux.Literal("tma: "+msg))
+	_, _, _ = b.server(f).Run(common.Background(), "", "display-message", "-c", cl.Name, tmux.DisplayText("tma: "+msg))
 }
 
 // tmaArgv is the dispatcher (beside this binary when installed together,

@@ -2,11 +2,11 @@ package act
 
 import (
 	"fmt"
-	"strings"
 
 	libact "github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/jump"
+	"github.com/tmaproject/tma/lib/tmux"
 )
 
 // menu is `tma act --menu --pane %N`: one cycle, then a tmux menu of the
@@ -53,7 +53,7 @@ func (b *broker) menu() int {
 		}
 		msg := fmt.Sprintf("nothing to act on in %s (%s); tma act --list --pane %s says why", pane, what, pane)
 		b.note("note: %s", msg)
-		_, _, _ = b.server(f).Run(common.Background(), "", "display-message", "-c", cl.Name, "tma: "+strings.ReplaceAll(msg, "#", "##"))
+		_, _, _ = b.server(f).Run(common.Background(), "", "display-message", "-c", cl.Name, tmux.DisplayText("tma: "+msg))
 		return common.ExitOK
 	}
 	libact.MenuKeys(items)

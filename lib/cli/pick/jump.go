@@ -81,7 +81,7 @@ func (s *sess) jump(f *fleet.Fleet, d jump.Direction, pane string, sel *selector
 		s.note("%s", msg)
 		// A binding's run-shell drops stderr: tell the client that pressed it.
 		if s.clientFlag() != "" {
-			_, _, _ = s.tc.Run(ctx, "", "display-message", "-c", cl.Name, tmux.Literal("tma: "+msg))
+			_, _, _ = s.tc.Run(ctx, "", "display-message", "-c", cl.Name, tmux.DisplayText("tma: "+msg))
 		}
 	}
 	if d == jump.Menu {
