@@ -49,7 +49,16 @@ func Find(p Paths) (*Running, error) {
 	case !errors.Is(err, syscall.EWOULDBLOCK):
 		return nil, err
 	}
-	return readHolder(f)
+	// A daemon that has just taken the lock writes its pid an instant
+	// later: a held lock naming no live pid is read again, briefly.
+	var r *Running
+	for i := 0; ; i++ {
+		r, err = readHolder(f)
+		if (r != nil && err == nil) || i == 5 {
+			return r, err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func readHolder(f *os.File) (*Running, error) {
@@ -154,9 +163,12 @@ func Acquire(p Paths, version string) (*Lock, error) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// Written over the old body, then cut to length: a reader of the first
+	// line sees the old pid or the new one, never an empty file.
 	body := strconv.Itoa(os.Getpid()) + " " + version + "\n"
-	if err := f.Truncate(0); err == nil {
-		_, err = f.WriteAt([]byte(body), 0)
+	_, err = f.WriteAt([]byte(body), 0)
+	if err == nil {
+		err = f.Truncate(int64(len(body)))
 	}
 	if err != nil {
 		f.Close()
