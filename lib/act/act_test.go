@@ -44,7 +44,7 @@ func TestBundled(t *testing.T) {
 		"compact":   {"claude"},
 		"steer":     {"claude", "codex", "gemini", "opencode", "pi"},
 		"steer_now": {"claude", "codex"},
-		"answer":    {"claude", "opencode"},
+		"answer":    {"claude", "opencode", "pi"},
 	}
 	if len(got) != len(want) {
 		t.Errorf("bundled %d actions, want %d", len(got), len(want))
@@ -105,7 +105,10 @@ func TestParseErrors(t *testing.T) {
 		{"exec bad timeout", head + "kind = \"exec\"\ncommand = \"true\"\ntimeout_ms = 0", "timeout_ms: 0 must be positive"},
 		{"text arm shape", head + "kind = \"text\"\n[text]\nclaude = [\"Enter\"]", "text.claude: want { suffix"},
 		{"text unknown arm key", head + "kind = \"text\"\n[text]\nclaude = { suffix = [\"Enter\"], loud = true }", "unknown key text.claude.loud"},
-		{"detach", head + "kind = \"exec\"\ncommand = \"true\"\ndetach = true", "detach: detached exec actions are not built"},
+		{"detach on keys", head + "kind = \"keys\"\ndetach = true\n[keys]\nclaude = [\"Enter\"]", "detach: a keys action takes [keys] only"},
+		{"detach deadline alone", head + "kind = \"exec\"\ncommand = \"true\"\ndetach_timeout_ms = 5000", "detach_timeout_ms: bounds a detached action; set detach = true"},
+		{"detach with timeout_ms", head + "kind = \"exec\"\ncommand = \"true\"\ndetach = true\ntimeout_ms = 5000", "timeout_ms: bounds a synchronous action"},
+		{"detach bad deadline", head + "kind = \"exec\"\ncommand = \"true\"\ndetach = true\ndetach_timeout_ms = -1", "detach_timeout_ms: -1 must be positive"},
 		{"api", head + "kind = \"keys\"\n[keys]\nclaude = [\"Enter\"]\n[api]\nopencode = { op = \"permission-reply\", reply = \"once\" }", "[api]: the HTTP answer lane is not built"},
 		{"hook agent", head + "kind = \"keys\"\n[keys]\ncodex = [\"Enter\"]\n[hook]\ncodex = { reply = \"allow\" }", "hook.codex: only claude have a hook reply lane"},
 		{"hook reply", head + "kind = \"keys\"\n[keys]\nclaude = [\"1\"]\n[hook]\nclaude = { reply = \"yes\" }", `hook.claude.reply: "yes" is not one of allow, deny`},

@@ -892,7 +892,7 @@ func bundledAgent(name string) *Agent {
 			ProcessNames:     []string{"pi", "node"},
 			TitlePatterns:    []*Regex{lazyRegex(`^π\s`)},
 			Hooks: &Hooks{
-				Covers: []string{"working", "idle", "lifecycle"},
+				Covers: []string{"working", "idle", "blocked", "lifecycle"},
 				Map: []HookMap{
 					{
 						Event: "session_start",
@@ -903,7 +903,16 @@ func bundledAgent(name string) *Agent {
 						Claim: Claim{State: "working"},
 					},
 					{
+						Event:   "tool_execution_start",
+						Matcher: lazyRegex(`"toolName"\s*:\s*"question"`),
+						Claim:   Claim{State: "blocked", Detail: "question"},
+					},
+					{
 						Event: "tool_execution_start",
+						Claim: Claim{State: "working"},
+					},
+					{
+						Event: "tool_execution_end",
 						Claim: Claim{State: "working"},
 					},
 					{
@@ -921,9 +930,67 @@ func bundledAgent(name string) *Agent {
 					},
 				},
 			},
-			Visible: []string{"working"},
+			Visible: []string{"working", "blocked"},
 			Rules: []Rule{
 				{
+					State:    "blocked",
+					Detail:   "question",
+					Label:    "question-dialog",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^>\s+\d+\.\s+\S`,
+								Re:   lazyRegex(`^>\s+\d+\.\s+\S`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^\s*↑↓ navigate • Enter to select • Esc to cancel\s*\n─{20,}\s*$`,
+								Re:   lazyRegex(`(?m)(?m)^\s*↑↓ navigate • Enter to select • Esc to cancel\s*\n─{20,}\s*$`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    1,
+					State:    "blocked",
+					Detail:   "permission",
+					Label:    "select-permission",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*(→\s+)?Yes\s*$`,
+								Re:   lazyRegex(`^\s*(→\s+)?Yes\s*$`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*(→\s+)?No\s*$`,
+								Re:   lazyRegex(`^\s*(→\s+)?No\s*$`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*→\s+\S`,
+								Re:   lazyRegex(`^\s*→\s+\S`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^\s*↑↓ navigate\s+enter select\s+\S+ cancel\s*\n─{20,}\s*$`,
+								Re:   lazyRegex(`(?m)(?m)^\s*↑↓ navigate\s+enter select\s+\S+ cancel\s*\n─{20,}\s*$`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    2,
 					State:    "working",
 					Label:    "working-spinner",
 					Priority: 100,
@@ -936,7 +1003,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.Visible},
 				},
 				{
-					Index:  1,
+					Index:  3,
 					State:  "idle",
 					Label:  "editor-footer",
 					Region: "bottom_non_empty_lines(6)",

@@ -28,6 +28,9 @@ var screenOnly = map[string]map[string]string{
 	"gemini": {"working-tool": "approve fires no event until AfterTool"},
 	// Approving Codex's prompt fires nothing until PostToolUse.
 	"codex": {"working-tool": "approve fires no event until PostToolUse"},
+	// pi's permission-gate example asks through ctx.ui.select inside its
+	// tool_call handler: no event marks the dialog.
+	"pi": {"blocked-permission-gate": "an extension's select fires no event"},
 }
 
 func TestRecordedHookEvents(t *testing.T) {
