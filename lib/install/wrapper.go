@@ -1,7 +1,9 @@
 package install
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +25,9 @@ type Wrapper struct {
 	Mode string // RefBare or RefAbsolute
 	// Warnings to print (a store path written for lack of a stable one).
 	Warnings []string
+	// Write is the wrapper install must write first: one was named
+	// (--wrapper-path, TMA_WRAPPER_PATH) where none exists yet.
+	Write *Change
 }
 
 // ErrNotOnPath is the refusal of a bare install whose wrapper $PATH cannot
@@ -55,7 +60,13 @@ func (e Env) ResolveWrapper(mode, flagPath string) (*Wrapper, error) {
 	switch {
 	case named != "":
 		w.File = e.expand(named)
-		if !isExec(w.File) {
+		_, statErr := os.Stat(w.File)
+		switch {
+		case isExec(w.File):
+		case errors.Is(statErr, fs.ErrNotExist) && e.shipped() != "":
+			// Nothing there yet: install writes the wrapper (D-232, D-235).
+			w.Write = &Change{Path: w.File, What: "tma-hook wrapper", New: WrapperScript(e.shipped()), Mode: 0o755}
+		default:
 			return nil, fmt.Errorf("wrapper %s (from --wrapper-path / TMA_WRAPPER_PATH) is not an executable file", w.File)
 		}
 	case onPath != "":
@@ -90,6 +101,27 @@ func (e Env) ResolveWrapper(mode, flagPath string) (*Wrapper, error) {
 		return nil, fmt.Errorf("wrapper path %q carries a quote, backslash, $ or newline: tma will not write it into a shell command", w.Ref)
 	}
 	return w, nil
+}
+
+// shipped is the tma-hook this build ships, beside the running binary; ""
+// when there is none.
+func (e Env) shipped() string {
+	if e.Self == "" {
+		return ""
+	}
+	if p := filepath.Join(filepath.Dir(e.Self), WrapperName); isExec(p) {
+		return p
+	}
+	return ""
+}
+
+// WrapperScript is the wrapper install writes where one is named but
+// missing: the hook contract (tma-hook <agent> <event> [payload], payload
+// on stdin) handed to the tma-hook this build ships, found at fire time by
+// its path.
+func WrapperScript(shipped string) []byte {
+	return []byte("#!/bin/sh\n# tma-hook, written by tma install-hooks: agents call this path; it runs the\n" +
+		"# tma-hook tma ships. Re-run tma install-hooks after moving tma.\nexec " + ShellWord(shipped) + " \"$@\"\n")
 }
 
 var stores = []string{"/nix/store/", "/gnu/store/"}

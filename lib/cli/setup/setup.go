@@ -350,6 +350,15 @@ func (r *run) installAgents(targets []install.Adapter) {
 	for _, w := range r.wrapper.Warnings {
 		r.warn("%s", w)
 	}
+	// A named wrapper that does not exist yet is written first, shown and
+	// confirmed like every other file: the hooks below will name it.
+	if w := r.wrapper.Write; w != nil {
+		if _, all := r.apply("wrapper", []install.Change{*w}); !all {
+			r.declined = true
+			return
+		}
+		r.wrapper.Write = nil
+	}
 	anyDone := false
 	for _, a := range targets {
 		c := r.ctx(a)
