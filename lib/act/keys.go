@@ -1,6 +1,7 @@
 package act
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -79,6 +80,9 @@ func Effect(a *Action, agent, text string) string {
 			s += ", then keys: " + strings.Join(suf, " ")
 		}
 		return s
+	}
+	if a.Detach {
+		return fmt.Sprintf("command (detached: a supervisor runs it, killed at %d ms, and reports its completion): %s", a.DetachTimeoutMS, a.Command)
 	}
 	return "command: " + a.Command
 }

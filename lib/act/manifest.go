@@ -28,6 +28,10 @@ var Requirements = []string{"session", "cwd", "pid", "title"}
 // DefaultTimeoutMS bounds a synchronous exec action when timeout_ms is unset.
 const DefaultTimeoutMS = 30000
 
+// DefaultDetachTimeoutMS bounds a detached exec action's child when
+// detach_timeout_ms is unset: fifteen minutes.
+const DefaultDetachTimeoutMS = 900000
+
 // DefaultSigils are the leading characters a text payload may not start with
 // when the manifest names none.
 var DefaultSigils = []string{"/", "!"}
@@ -46,9 +50,13 @@ type Action struct {
 	Requires         []string
 	Confirm          bool
 	TimeoutMS        int64 // exec only
-	Command          string
-	Keys             map[string][]string // keys: per agent, one send-keys argument each
-	Text             map[string]TextArm  // text: per agent
+	// Detach: exec only; the broker spawns a supervisor and returns
+	// spawned, the supervisor runs the child under DetachTimeoutMS.
+	Detach          bool
+	DetachTimeoutMS int64
+	Command         string
+	Keys            map[string][]string // keys: per agent, one send-keys argument each
+	Text            map[string]TextArm  // text: per agent
 	// Hook: keys only, per agent (claude, v1): the reply a held reply-lane
 	// hook hands claude instead of the keys ("allow" or "deny").
 	Hook   map[string]HookArm
@@ -103,11 +111,11 @@ type fileT struct {
 	Command          *string                   `toml:"command"`
 	Keys             map[string][]string       `toml:"keys"`
 	Text             map[string]toml.Primitive `toml:"text"`
-	// Recognised so they fail with a clear reason instead of "unknown key".
-	Detach          *bool               `toml:"detach"`
-	DetachTimeoutMS *int64              `toml:"detach_timeout_ms"`
-	API             toml.Primitive      `toml:"api"`
-	Hook            map[string]hookArmT `toml:"hook"`
+	Detach           *bool                     `toml:"detach"`
+	DetachTimeoutMS  *int64                    `toml:"detach_timeout_ms"`
+	// Recognised so it fails with a clear reason instead of "unknown key".
+	API  toml.Primitive      `toml:"api"`
+	Hook map[string]hookArmT `toml:"hook"`
 }
 
 type hookArmT struct {
@@ -171,10 +179,7 @@ func parse(stem, source string, data []byte) (*Action, error) {
 		}
 		return nil, fmt.Errorf("unknown keys %s", strings.Join(und, ", "))
 	}
-	switch {
-	case f.Detach != nil || f.DetachTimeoutMS != nil:
-		return nil, errors.New("detach: detached exec actions are not built in this tma (docs/actions.md)")
-	case md.IsDefined("api"):
+	if md.IsDefined("api") {
 		return nil, errors.New("[api]: the HTTP answer lane is not built in this tma (docs/actions.md)")
 	}
 
@@ -240,7 +245,7 @@ func parse(stem, source string, data []byte) (*Action, error) {
 
 	switch a.Kind {
 	case KindKeys:
-		if f.Command != nil || f.TimeoutMS != nil || f.Text != nil {
+		if f.Command != nil || f.TimeoutMS != nil || f.Text != nil || f.Detach != nil || f.DetachTimeoutMS != nil {
 			return nil, fmt.Errorf("%s: a keys action takes [keys] only", firstSet(f))
 		}
 		if len(f.Keys) == 0 {
@@ -273,7 +278,7 @@ func parse(stem, source string, data []byte) (*Action, error) {
 		if f.Hook != nil {
 			return nil, errors.New("[hook]: only a keys action carries a hook arm")
 		}
-		if f.Command != nil || f.TimeoutMS != nil || f.Keys != nil {
+		if f.Command != nil || f.TimeoutMS != nil || f.Keys != nil || f.Detach != nil || f.DetachTimeoutMS != nil {
 			return nil, fmt.Errorf("%s: a text action takes [text] only", firstSet(f))
 		}
 		if len(a.Text) == 0 {
@@ -325,8 +330,44 @@ func parse(stem, source string, data []byte) (*Action, error) {
 			}
 			a.TimeoutMS = *f.TimeoutMS
 		}
+		if err := a.parseDetach(f); err != nil {
+			return nil, err
+		}
 	}
 	return a, nil
+}
+
+// parseDetach checks detach and detach_timeout_ms: the deadline belongs to
+// a detached action and timeout_ms to a synchronous one, so a manifest that
+// mixes them is told which it meant rather than half obeyed.
+func (a *Action) parseDetach(f fileT) error {
+	a.Detach = f.Detach != nil && *f.Detach
+	switch {
+	case f.DetachTimeoutMS != nil && !a.Detach:
+		return errors.New("detach_timeout_ms: bounds a detached action; set detach = true (a synchronous one uses timeout_ms)")
+	case a.Detach && f.TimeoutMS != nil:
+		return errors.New("timeout_ms: bounds a synchronous action; a detached one (detach = true) uses detach_timeout_ms")
+	}
+	if !a.Detach {
+		return nil
+	}
+	a.DetachTimeoutMS = DefaultDetachTimeoutMS
+	if f.DetachTimeoutMS != nil {
+		if *f.DetachTimeoutMS <= 0 {
+			return fmt.Errorf("detach_timeout_ms: %d must be positive", *f.DetachTimeoutMS)
+		}
+		a.DetachTimeoutMS = *f.DetachTimeoutMS
+	}
+	return nil
+}
+
+// Deadline is how long the action's child may run: detach_timeout_ms for a
+// detached exec action, timeout_ms for a synchronous one, 0 for the rest.
+func (a *Action) Deadline() int64 {
+	if a.Detach {
+		return a.DetachTimeoutMS
+	}
+	return a.TimeoutMS
 }
 
 // parseHook checks the [hook] arms: a lane agent, a known reply, and a
@@ -358,6 +399,10 @@ func firstSet(f fileT) string {
 		return "command"
 	case f.TimeoutMS != nil:
 		return "timeout_ms"
+	case f.Detach != nil:
+		return "detach"
+	case f.DetachTimeoutMS != nil:
+		return "detach_timeout_ms"
 	case f.Keys != nil:
 		return "[keys]"
 	}

@@ -8,9 +8,9 @@ import (
 // Outcomes: closed.
 const (
 	OutcomeSent     = "sent"     // keys (or a text payload) delivered
-	OutcomeReplied  = "replied"  // an API or hook answer (not built here)
+	OutcomeReplied  = "replied"  // an answer over the claude hook lane or OpenCode's API
 	OutcomeExited   = "exited"   // a synchronous exec child finished
-	OutcomeSpawned  = "spawned"  // a detached supervisor launched (not built here)
+	OutcomeSpawned  = "spawned"  // a detached supervisor launched
 	OutcomeTimeout  = "timeout"  // an exec child killed at timeout_ms
 	OutcomeRefused  = "refused"  // a gate, a payload rule or the lock said no
 	OutcomeVanished = "vanished" // the pane went away

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -88,17 +89,13 @@ func Run(command string, payload []byte, env []string, timeout time.Duration) Re
 	return r
 }
 
+// withoutPayloadVars drops every variable a state or a completion payload
+// may set, so an inherited one never reads as this fire's.
 func withoutPayloadVars(env []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
-		keep := true
-		for _, n := range EnvNames {
-			if strings.HasPrefix(kv, n+"=") {
-				keep = false
-				break
-			}
-		}
-		if keep {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(EnvNames, name) && !slices.Contains(CompletionEnvNames, name) {
 			out = append(out, kv)
 		}
 	}

@@ -53,7 +53,7 @@ var spawners = map[string]string{
 	"lib/gitinfo":           "git, one bounded call per directory",
 	"lib/testkit":           "tmux and go build, for tests only",
 	"lib/pick":              "fzf for the picker (executed, never linked); the dispatcher's act --menu for the picker and watch",
-	"lib/act/child":         "sh -c <command> for an exec action, under its deadline",
+	"lib/act/child":         "sh -c <command> for an exec action, under its deadline; the detached supervisor (tma-act supervise) of a detach = true one",
 	"lib/notify":            "the [notify] command (sh -c, under its bound) and tma-notify, the supervisor a fire hands it to",
 	"lib/daemon":            "a detached tma-daemon a hot path starts without waiting (autostart, restart_on_upgrade)",
 	"lib/daemon/serve":      "the daemon's own pipeline stages (tma-scan, tma-fold, tma-stamp) and a detached tma-daemon for --ensure",

@@ -56,3 +56,31 @@ func code(err error) int {
 	}
 	return 1
 }
+
+// Spawned is a detached process just started: its pid, and its stdin,
+// which the caller writes and closes.
+type Spawned struct {
+	PID   int
+	Stdin io.WriteCloser
+}
+
+// Detach starts argv in a session of its own (no controlling terminal, no
+// process group of the caller's, so the caller's exit or a terminal hangup
+// does not reach it), env as its whole environment, stdin a pipe, stdout
+// and stderr discarded. It is reaped in the background while the caller
+// lives; when the caller exits first, init reaps it, which is what
+// detached means.
+func Detach(argv, env []string) (*Spawned, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	w, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { _ = cmd.Wait() }()
+	return &Spawned{PID: cmd.Process.Pid, Stdin: w}, nil
+}

@@ -49,6 +49,8 @@ type cli struct {
 	Act      actCmd      `cmd:"" default:"withargs" help:"fire a guarded action into an agent pane, or list / menu the fireable ones."`
 	Mute     muteCmd     `cmd:"" help:"stop a pane from notifying for a while, without changing what tma detects about it."`
 	Receipts receiptsCmd `cmd:"" help:"read the dispatch ledger tma act --slot writes (no tmux, no lock, no keystroke)."`
+	// Supervise is what a detach = true fire leaves running.
+	Supervise superviseCmd `cmd:"" hidden:"" help:"internal: supervise a detached action's child (the broker starts it)."`
 }
 
 // Run is tma-act's main: act, mute and receipts.
@@ -65,6 +67,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return (&muter{e: e, g: &c.Globals, c: &c.Mute, now: now}).main()
 	case strings.HasPrefix(cmd, "receipts"):
 		return receipts(e, &c.Receipts)
+	case strings.HasPrefix(cmd, "supervise"):
+		return supervise(e, &c.Globals, &c.Supervise)
 	}
 	b := &broker{e: e, g: &c.Globals, c: &c.Act, now: now}
 	return b.main()

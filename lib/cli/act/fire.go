@@ -144,7 +144,7 @@ func (b *broker) fireMain() int {
 		}
 		results = append(results, *r)
 	}
-	if !c.JSON && !c.All && len(results) == 1 && results[0].Outcome != libact.OutcomeSent && results[0].Outcome != libact.OutcomeExited && results[0].Outcome != libact.OutcomeReplied {
+	if !c.JSON && !c.All && len(results) == 1 && results[0].Outcome != libact.OutcomeSent && results[0].Outcome != libact.OutcomeExited && results[0].Outcome != libact.OutcomeReplied && results[0].Outcome != libact.OutcomeSpawned {
 		b.tell(f, describe(results[0], why[results[0].Pane]))
 	}
 	return b.report(a, results, why)
@@ -239,7 +239,7 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 	now := b.now()
 	exp := now + libact.LockSlackMS
 	if a.Kind == libact.KindExec {
-		exp = now + a.TimeoutMS + libact.LockSlackMS
+		exp = now + a.Deadline() + libact.LockSlackMS
 	}
 	lk := libact.Lock{ExpiryMS: exp, Nonce: nonce(), PID: os.Getpid(), Name: a.Name}
 	take, err := tmux.Write{Pane: pane, Guard: libact.TakeGuard(now), Sets: []tmux.Set{{Name: libact.LockOption, Value: lk.String()}}}.Line()
@@ -305,6 +305,7 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 	var r libact.Result
 	why := ""
 	var extra []string
+	var sup *child.Spawned // a detached action's supervisor, which takes the lock over
 	switch a.Kind {
 	case libact.KindKeys:
 		replied := false
@@ -323,7 +324,11 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 		r, why = b.sendKeys(srv, a, pane, a.Keys[t.Agent])
 	case libact.KindText:
 		r, why = b.sendText(srv, a, pane, *b.c.Text, a.Text[t.Agent].Suffix)
-	default:
+	case libact.KindExec:
+		if a.Detach {
+			r, why, sup = b.spawn(a, f, pane, t, batch)
+			break
+		}
 		r, why = b.exec(a, f, pane, t)
 	}
 	// The repeat run rides the release: same action, same episode.
@@ -338,7 +343,11 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 			fmt.Fprintf(b.e.Stderr, "tma: %d consecutive %s on %s in this episode; the agent may be re-asking\n", n, a.Name, pane)
 		}
 	}
-	release(extra...)
+	if sup != nil {
+		b.handOver(srv, pane, lk, sup, extra)
+	} else {
+		release(extra...)
+	}
 	b.audit(a, batch, pane, t, r, repeat)
 	return r, why
 }
