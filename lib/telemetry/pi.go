@@ -2,7 +2,7 @@ package telemetry
 
 // piUsageT is pi's ctx.getContextUsage(), which tma's pi extension puts
 // under "context" in its agent_settled payload (shell/plugins/pi.js;
-// captured in fixtures/pi/hooks/installed.jsonl, pi 0.73.1).
+// captured by the lab from pi 0.73.1: testdata/pi-agent-settled.jsonl).
 type piUsageT struct {
 	Tokens        *float64 `json:"tokens"`
 	ContextWindow *float64 `json:"contextWindow"`

@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -53,28 +52,18 @@ func read(t *testing.T, path string) []byte {
 	return b
 }
 
-// piPayloads are the agent_settled payloads of the lab's pi hook log.
+// piPayloads are the agent_settled payloads of the lab's pi hook log
+// (testdata/README.md).
 func piPayloads(t *testing.T) []json.RawMessage {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "fixtures", "pi", "hooks", "installed.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []json.RawMessage
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var l struct {
-			Event   string          `json:"event"`
-			Payload json.RawMessage `json:"payload"`
-		}
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Event == "agent_settled" && bytes.Contains(l.Payload, []byte(`"context"`)) {
-			out = append(out, l.Payload)
+	for _, l := range bytes.Split(read(t, "testdata/pi-agent-settled.jsonl"), []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			out = append(out, json.RawMessage(l))
 		}
 	}
 	if len(out) == 0 {
-		t.Fatal("the pi hook log has no agent_settled payload with a context")
+		t.Fatal("no pi payloads")
 	}
 	return out
 }
