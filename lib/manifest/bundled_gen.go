@@ -904,7 +904,7 @@ func bundledAgent(name string) *Agent {
 					},
 					{
 						Event:   "tool_execution_start",
-						Matcher: lazyRegex(`"toolName"\s*:\s*"question"`),
+						Matcher: lazyRegex(`"(toolName|tool_name)"\s*:\s*"question"`),
 						Claim:   Claim{State: "blocked", Detail: "question"},
 					},
 					{
