@@ -109,7 +109,7 @@ func TestParseErrors(t *testing.T) {
 		{"detach deadline alone", head + "kind = \"exec\"\ncommand = \"true\"\ndetach_timeout_ms = 5000", "detach_timeout_ms: bounds a detached action; set detach = true"},
 		{"detach with timeout_ms", head + "kind = \"exec\"\ncommand = \"true\"\ndetach = true\ntimeout_ms = 5000", "timeout_ms: bounds a synchronous action"},
 		{"detach bad deadline", head + "kind = \"exec\"\ncommand = \"true\"\ndetach = true\ndetach_timeout_ms = -1", "detach_timeout_ms: -1 must be positive"},
-		{"api", head + "kind = \"keys\"\n[keys]\nclaude = [\"Enter\"]\n[api]\nopencode = { op = \"permission-reply\", reply = \"once\" }", "[api]: the HTTP answer lane is not built"},
+		{"api without keys", head + "kind = \"keys\"\n[keys]\nclaude = [\"Enter\"]\n[api]\nopencode = { op = \"permission-reply\", reply = \"once\" }", "api.opencode: needs a keys.opencode sequence too"},
 		{"hook agent", head + "kind = \"keys\"\n[keys]\ncodex = [\"Enter\"]\n[hook]\ncodex = { reply = \"allow\" }", "hook.codex: only claude have a hook reply lane"},
 		{"hook reply", head + "kind = \"keys\"\n[keys]\nclaude = [\"1\"]\n[hook]\nclaude = { reply = \"yes\" }", `hook.claude.reply: "yes" is not one of allow, deny`},
 		{"hook no reply", head + "kind = \"keys\"\n[keys]\nclaude = [\"1\"]\n[hook]\nclaude = {}", "hook.claude: missing reply"},

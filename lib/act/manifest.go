@@ -59,9 +59,39 @@ type Action struct {
 	Text            map[string]TextArm  // text: per agent
 	// Hook: keys only, per agent (claude, v1): the reply a held reply-lane
 	// hook hands claude instead of the keys ("allow" or "deny").
-	Hook   map[string]HookArm
+	Hook map[string]HookArm
+	// API: keys only, per agent (opencode, v1): the answer posted to the
+	// agent's own server instead of the keys, when the pane names one.
+	API    map[string]APIArm
 	Sigils []string // text: refused as a payload's first character
 }
+
+// APIArm is one agent's [api] arm: the operation on the agent's server and,
+// for a permission, the reply (OpenCode's tokens).
+type APIArm struct {
+	Op    string
+	Reply string
+}
+
+// APIAgents are the agents with an HTTP answer lane (v1: opencode only).
+var APIAgents = []string{"opencode"}
+
+// The operations an [api] arm may name, and the replies a permission takes
+// (OpenCode's own tokens).
+const (
+	OpPermissionReply = "permission-reply"
+	OpQuestionReject  = "question-reject"
+)
+
+// APIOps and APIReplies are the closed sets.
+var (
+	APIOps     = []string{OpPermissionReply, OpQuestionReject}
+	APIReplies = []string{"once", "always", "reject"}
+)
+
+// KindAPI is the arm that answered over an agent's HTTP server, as the
+// audit log names it (not a manifest kind).
+const KindAPI = "api"
 
 // When is the gate: every set field must hold (AND). Empty lists and nil
 // bounds constrain nothing.
@@ -113,9 +143,13 @@ type fileT struct {
 	Text             map[string]toml.Primitive `toml:"text"`
 	Detach           *bool                     `toml:"detach"`
 	DetachTimeoutMS  *int64                    `toml:"detach_timeout_ms"`
-	// Recognised so it fails with a clear reason instead of "unknown key".
-	API  toml.Primitive      `toml:"api"`
-	Hook map[string]hookArmT `toml:"hook"`
+	API              map[string]apiArmT        `toml:"api"`
+	Hook             map[string]hookArmT       `toml:"hook"`
+}
+
+type apiArmT struct {
+	Op    *string `toml:"op"`
+	Reply *string `toml:"reply"`
 }
 
 type hookArmT struct {
@@ -178,9 +212,6 @@ func parse(stem, source string, data []byte) (*Action, error) {
 			return nil, fmt.Errorf("unknown key %s", und[0])
 		}
 		return nil, fmt.Errorf("unknown keys %s", strings.Join(und, ", "))
-	}
-	if md.IsDefined("api") {
-		return nil, errors.New("[api]: the HTTP answer lane is not built in this tma (docs/actions.md)")
 	}
 
 	if f.Name == nil {
@@ -274,9 +305,17 @@ func parse(stem, source string, data []byte) (*Action, error) {
 				return nil, err
 			}
 		}
+		if f.API != nil {
+			if err := a.parseAPI(f.API); err != nil {
+				return nil, err
+			}
+		}
 	case KindText:
 		if f.Hook != nil {
 			return nil, errors.New("[hook]: only a keys action carries a hook arm")
+		}
+		if f.API != nil {
+			return nil, errors.New("[api]: only a keys action carries an api arm")
 		}
 		if f.Command != nil || f.TimeoutMS != nil || f.Keys != nil || f.Detach != nil || f.DetachTimeoutMS != nil {
 			return nil, fmt.Errorf("%s: a text action takes [text] only", firstSet(f))
@@ -312,6 +351,9 @@ func parse(stem, source string, data []byte) (*Action, error) {
 	case KindExec:
 		if f.Hook != nil {
 			return nil, errors.New("[hook]: only a keys action carries a hook arm")
+		}
+		if f.API != nil {
+			return nil, errors.New("[api]: only a keys action carries an api arm")
 		}
 		if f.Keys != nil || f.Text != nil {
 			return nil, errors.New("an exec action takes command, not [keys] or [text]")
@@ -393,6 +435,42 @@ func (a *Action) parseHook(arms map[string]hookArmT) error {
 	return nil
 }
 
+// parseAPI checks the [api] arms: an agent with an HTTP lane, a known op
+// (a permission's reply among OpenCode's own tokens; a question's reject
+// takes none), and a [keys] entry for the same agent (what the fire sends
+// when the pane names no server).
+func (a *Action) parseAPI(arms map[string]apiArmT) error {
+	a.API = map[string]APIArm{}
+	for _, ag := range sortedKeys(arms) {
+		arm := arms[ag]
+		if !slices.Contains(APIAgents, ag) {
+			return fmt.Errorf("api.%s: only %s have an HTTP answer lane", ag, strings.Join(APIAgents, ", "))
+		}
+		if arm.Op == nil {
+			return fmt.Errorf("api.%s: missing op (one of %s)", ag, strings.Join(APIOps, ", "))
+		}
+		if !slices.Contains(APIOps, *arm.Op) {
+			return fmt.Errorf("api.%s.op: %q is not one of %s", ag, *arm.Op, strings.Join(APIOps, ", "))
+		}
+		reply := ""
+		switch {
+		case *arm.Op == OpPermissionReply && arm.Reply == nil:
+			return fmt.Errorf("api.%s: %s needs a reply (one of %s)", ag, *arm.Op, strings.Join(APIReplies, ", "))
+		case *arm.Op == OpPermissionReply && !slices.Contains(APIReplies, *arm.Reply):
+			return fmt.Errorf("api.%s.reply: %q is not one of %s", ag, *arm.Reply, strings.Join(APIReplies, ", "))
+		case *arm.Op == OpPermissionReply:
+			reply = *arm.Reply
+		case arm.Reply != nil:
+			return fmt.Errorf("api.%s.reply: %s takes no reply", ag, *arm.Op)
+		}
+		if len(a.Keys[ag]) == 0 {
+			return fmt.Errorf("api.%s: needs a keys.%s sequence too (sent when the pane names no server)", ag, ag)
+		}
+		a.API[ag] = APIArm{Op: *arm.Op, Reply: reply}
+	}
+	return nil
+}
+
 func firstSet(f fileT) string {
 	switch {
 	case f.Command != nil:
@@ -421,10 +499,6 @@ func checkText(field, s string) error {
 func undecoded(md toml.MetaData) []string {
 	var out []string
 	for _, k := range md.Undecoded() {
-		// [api] is reported below with its own reason.
-		if len(k) > 0 && k[0] == "api" {
-			continue
-		}
 		out = append(out, k.String())
 	}
 	return out

@@ -37,6 +37,17 @@ function forward(name, payload) {
   }
 }
 
+// The server this plugin runs in, for tma act's API lane: only when it
+// listens on a port. The plugin's serverUrl names a placeholder address
+// when it does not (the TUI serves itself in-process unless started with
+// --port or --hostname), so the command line decides.
+let serverUrl = () => "";
+
+function listens() {
+  const argv = process.argv.slice(1);
+  return argv.some((a) => a === "serve" || a === "web" || a === "--port" || a.startsWith("--port=") || a === "--hostname" || a.startsWith("--hostname="));
+}
+
 function fire(source, sessionID, extra) {
   const name = eventFor(source);
   if (!name) return;
@@ -44,10 +55,20 @@ function fire(source, sessionID, extra) {
   // of order; tma orders the claims by when the event happened.
   const payload = { hook_event_name: name, source: source, tma_at_ms: Date.now() };
   if (sessionID) payload.session_id = sessionID;
+  const api = serverUrl();
+  if (api) payload.tma_api_endpoint = api;
   forward(name, Object.assign(payload, extra));
 }
 
-export const TmaPlugin = async () => {
+export const TmaPlugin = async (input) => {
+  serverUrl = () => {
+    try {
+      // Read at each event: the server may not be listening yet at load.
+      return listens() && input && input.serverUrl ? String(input.serverUrl.href || input.serverUrl) : "";
+    } catch (_) {
+      return "";
+    }
+  };
   fire("load", "", {});
   return {
     event: async ({ event }) => {

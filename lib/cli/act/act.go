@@ -87,6 +87,7 @@ type broker struct {
 	slotID  string     // --slot
 	device  string     // --device
 	slot    *slotClaim // the ledger claim of a --slot dispatch in flight
+	viaAPI  bool       // the fire in hand answered over an agent's HTTP server
 }
 
 func (b *broker) usage(format string, a ...any) int {

@@ -59,10 +59,17 @@ func (b *broker) dryRun(a *libact.Action, f *fleet.Fleet, shots []*shot) int {
 	fmt.Fprintf(w, "pane:    %s\n", s.pane)
 	fmt.Fprintf(w, "agent:   %s\n", dash(s.t.Agent))
 	fmt.Fprintf(w, "gate:    %s\n", gate)
-	if id, arm, held := b.heldRequest(a, f, s.pane, s.t.Agent); held && a.Arm(s.t.Agent) {
+	ans, from, viaAPI, noAPI := b.apiTarget(a, f, s.pane, s.t.Agent)
+	if viaAPI && a.Arm(s.t.Agent) {
+		fmt.Fprintf(w, "effect:  api: %s (%s server, %s; no keys)\n", ans.Describe(), s.t.Agent, from)
+	} else if id, arm, held := b.heldRequest(a, f, s.pane, s.t.Agent); held && a.Arm(s.t.Agent) {
 		fmt.Fprintf(w, "effect:  hook: reply %s to request %s, held by claude's PermissionRequest hook (no keys)\n", arm.Reply, id)
 	} else if s.t.Agent != "" && a.Arm(s.t.Agent) || a.Kind == libact.KindExec {
-		fmt.Fprintf(w, "effect:  %s\n", libact.Effect(a, s.t.Agent, text))
+		effect := libact.Effect(a, s.t.Agent, text)
+		if noAPI != "" {
+			effect += " (" + noAPI + ")"
+		}
+		fmt.Fprintf(w, "effect:  %s\n", effect)
 	} else {
 		fmt.Fprintf(w, "effect:  none (no %s sequence for %s)\n", a.Kind, dash(s.t.Agent))
 	}

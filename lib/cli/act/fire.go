@@ -306,8 +306,16 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 	why := ""
 	var extra []string
 	var sup *child.Spawned // a detached action's supervisor, which takes the lock over
+	b.viaAPI = false
 	switch a.Kind {
 	case libact.KindKeys:
+		// OpenCode's own server, when the pane names one and the request
+		// it waits on: the answer goes there, and no key is pressed.
+		if ans, _, ok, _ := b.apiTarget(a, f, pane, t.Agent); ok {
+			b.viaAPI = true
+			r, why, extra = b.answer(a, pane, ans, a.API[t.Agent])
+			break
+		}
 		replied := false
 		if arm, ok := a.Hook[t.Agent]; ok && reqID != "" {
 			replied = b.reply(pane, reqID, arm)
@@ -349,6 +357,7 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 		release(extra...)
 	}
 	b.audit(a, batch, pane, t, r, repeat)
+	b.viaAPI = false
 	return r, why
 }
 
@@ -546,8 +555,11 @@ func (b *broker) audit(a *libact.Action, batch, pane string, t libact.Target, r 
 		return
 	}
 	kind := a.Kind
-	if r.Outcome == libact.OutcomeReplied {
-		kind = libact.KindHook // the one lane that replies in this tma
+	switch {
+	case b.viaAPI:
+		kind = libact.KindAPI
+	case r.Outcome == libact.OutcomeReplied:
+		kind = libact.KindHook
 	}
 	l := libact.AuditLine{Schema: 1, At: b.now(), Source: b.c.Source, Action: a.Name, Kind: kind, Pane: pane,
 		Outcome: r.Outcome, Reason: r.Reason, ExitCode: r.ExitCode}

@@ -139,6 +139,7 @@ type dAgent struct {
 	HookNote      *string `json:"hook_note"`
 	HookDemoted   bool    `json:"hook_demoted"`
 	Model         *string `json:"model"`
+	API           *string `json:"api"` // a pending permission with no reachable endpoint
 }
 type dFzf struct {
 	OK   bool   `json:"ok"`
@@ -565,6 +566,11 @@ func (r *run) diagnose() (*Doctor, string) {
 			if a != nil && a.Telemetry != nil && a.Telemetry.Context != nil && !telemetry.CarriesWindow(a.Telemetry.Context.Format) && !r.loaded.Config.ModelRecognized(*da.Model) {
 				fmt.Fprintf(&b, "       unrecognized: no [telemetry.windows] entry names it\n")
 			}
+		}
+		if msg := apiProblem(r.loaded.Config, p, prior); msg != "" {
+			warn()
+			da.API = &msg
+			fmt.Fprintf(&b, "       api: %s\n", msg)
 		}
 		if reason != "" {
 			fmt.Fprintf(&b, "       %s\n", reason)
