@@ -234,3 +234,27 @@ func TestContextPi(t *testing.T) {
 		t.Fatalf("after agent_settled: %v", o)
 	}
 }
+
+// TestContextThroughDaemon: with a daemon running the statusline's context
+// event is handed to it, and the daemon makes the same guarded write.
+func TestContextThroughDaemon(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.fire(a.Pane, "claude", "SessionStart", `{"session_id":"`+statuslineSession+`","source":"startup"}`)
+	e.ensure()
+	said := e.fire(a.Pane, "claude", "context", capturedStatusline(t, 3))
+	if !strings.Contains(said, "handed to the daemon") {
+		t.Fatalf("the hook stamped it itself:\n%s", said)
+	}
+	e.s.WaitFor(func() bool { return e.s.Option(a.Pane, "@agent_tokens") == "24514" }, "the daemon's write")
+	if !strings.Contains(e.daemonLog(), "hook claude context on "+a.Pane+": context 2%, 24514 tokens") {
+		t.Errorf("daemon log:\n%s", e.daemonLog())
+	}
+	// An older payload handed over later writes nothing there either.
+	at, _ := strconv.ParseInt(e.s.Option(a.Pane, "@agent_context_at"), 10, 64)
+	e.fire(a.Pane, "claude", "context", withAt(capturedStatusline(t, 2), at-3000))
+	time.Sleep(300 * time.Millisecond)
+	if got := e.s.Option(a.Pane, "@agent_tokens"); got != "24514" {
+		t.Errorf("a late payload through the daemon landed: tokens %s", got)
+	}
+}
