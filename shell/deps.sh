@@ -6,7 +6,8 @@
 #   proxy into bin/fzf, beside the tma binaries, where the picker looks for it
 #   after $PATH. A user's own fzf 0.65 or newer on $PATH is used as it is.
 # - Debian tools the tests run (tmux, shellcheck, dash, git, script, ps, node,
-#   curl for the notify recipes, less for the demo's unknown pane)
+#   curl for the notify recipes, less for the demo's unknown pane, zsh and fish
+#   for the completion scripts' syntax)
 #   are installed with apt-get when running as root; otherwise the missing
 #   ones are named in one line with the exact install command, exit 2.
 #
@@ -30,7 +31,7 @@ fzf_ok() {
 
 # The Debian tools: command, then the package that provides it. script(1)
 # is in bsdutils on bookworm; ps in procps.
-tools='tmux:tmux shellcheck:shellcheck dash:dash git:git script:bsdutils ps:procps node:nodejs curl:curl less:less'
+tools='tmux:tmux shellcheck:shellcheck dash:dash git:git script:bsdutils ps:procps node:nodejs curl:curl less:less zsh:zsh fish:fish'
 
 missing_pkgs=""
 missing_cmds=""

@@ -103,18 +103,14 @@ func script(t *testing.T, shell string, root *Command) string {
 	return p
 }
 
-// checkSyntax runs each shell's own parser on its script: bash always
-// (the tests need it), zsh and fish where they are installed.
+// checkSyntax runs each shell's own parser on its script (make deps
+// provides all three shells).
 func checkSyntax(t *testing.T, root *Command) {
 	t.Helper()
-	testkit.Need(t, "bash")
 	checks := map[string][]string{"bash": {"bash", "-n"}, "zsh": {"zsh", "-n"}, "fish": {"fish", "--no-execute"}}
 	for _, sh := range Shells {
 		argv := checks[sh]
-		if _, err := exec.LookPath(argv[0]); err != nil {
-			t.Logf("%s is not installed: its script's syntax was not checked", sh)
-			continue
-		}
+		testkit.Need(t, argv[0])
 		p := script(t, sh, root)
 		if out, err := exec.Command(argv[0], append(argv[1:], p)...).CombinedOutput(); err != nil {
 			t.Errorf("%s rejects its script: %v\n%s", sh, err, out)
@@ -182,10 +178,7 @@ func fishComplete(t *testing.T, scriptPath, line string) []string {
 }
 
 func TestFishOffers(t *testing.T) {
-	if _, err := exec.LookPath("fish"); err != nil {
-		t.Log("fish is not installed: the bash offers are checked in TestBashOffers")
-		return
-	}
+	testkit.Need(t, "fish")
 	p := script(t, "fish", sample(t))
 	cases := map[string][]string{
 		"tma ":                  {"debug", "ls", "shell", "status"},

@@ -94,7 +94,7 @@ func TestDepsNamesWhatIsMissing(t *testing.T) {
 // fzf missing: the pinned one is built from the Go module proxy into the
 // bin directory (no root needed), and a second run does nothing.
 func TestDepsBuildsThePinnedFzf(t *testing.T) {
-	for _, tool := range []string{"tmux", "shellcheck", "dash", "git", "script", "ps", "node", "curl", "less"} {
+	for _, tool := range []string{"tmux", "shellcheck", "dash", "git", "script", "ps", "node", "curl", "less", "zsh", "fish"} {
 		testkit.Need(t, tool)
 	}
 	bin := filepath.Join(t.TempDir(), "bin")
