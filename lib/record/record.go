@@ -103,7 +103,7 @@ type Pane struct {
 	WindowActivity int64             `json:"window_activity"`
 	Active         bool              `json:"active"`
 	Dead           bool              `json:"dead"`
-	Opts           map[string]string `json:"opts"` // every @agent_*/@tma_* option found on the pane
+	Opts           map[string]string `json:"opts"` // every @agent_*/@tma_* option found on the pane (without @agent_name, the standalone ones)
 	WindowSummary  string            `json:"window_summary"`
 	SessionSummary string            `json:"session_summary"`
 
