@@ -1,9 +1,6 @@
 package lane
 
 import (
-	"github.com/tmaproject/tma/lib/atomicfile"
-	"syscall"
-
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/act/ledger"
+	"github.com/tmaproject/tma/lib/atomicfile"
 	"github.com/tmaproject/tma/lib/hook"
 )
 
@@ -127,7 +125,7 @@ func Write(dir string, r Request) (string, error) {
 		return "", fmt.Errorf("bad request id %q", r.ID)
 	}
 	ClearPane(dir, r.Server, r.Pane, r.ID)
-	sweep(dir, r.CreatedMS)
+	Sweep(dir, r.CreatedMS)
 	b, err := json.Marshal(r)
 	if err != nil {
 		return "", err
@@ -161,8 +159,6 @@ func ClearPane(dir, server, pane, keep string) int {
 	return n
 }
 
-func sweep(dir string, nowMS int64) { Sweep(dir, nowMS) }
-
 // Sweep removes what no hook holds any more: a record past its expiry or
 // whose hook process is gone (a hook killed mid-hold), and any file older
 // than staleMS. Every hook event sweeps, so a leftover lives no longer
@@ -193,7 +189,7 @@ func Sweep(dir string, nowMS int64) {
 		if err != nil {
 			continue // another writer's half-written file: its age sweeps it
 		}
-		if r.ExpiresMS < nowMS-int64(staleGrace/time.Millisecond) || r.PID > 0 && !alive(r.PID) {
+		if r.ExpiresMS < nowMS-int64(staleGrace/time.Millisecond) || r.PID > 0 && !ledger.Alive(r.PID) {
 			_ = os.Remove(path)
 		}
 	}
@@ -201,12 +197,6 @@ func Sweep(dir string, nowMS int64) {
 
 // staleGrace lets an expired hold finish its own cleanup before a sweep.
 const staleGrace = 2 * time.Second
-
-// alive reports whether pid is a running process (signal 0).
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
 
 // Find reads the record of request id; nil when there is none.
 func Find(dir, id string) (*Request, string, error) {

@@ -2,9 +2,11 @@ package notify
 
 import (
 	"context"
+	"os"
 	"strconv"
 
 	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/gitinfo"
 	"github.com/tmaproject/tma/lib/record"
 )
 
@@ -141,4 +143,33 @@ func optMS(s string) int64 {
 		return 0
 	}
 	return v
+}
+
+// NewSettings is a firer's Settings from its config and environment.
+func NewSettings(cfg *config.Config, lookup func(string) (string, bool)) Settings {
+	home, _ := os.UserHomeDir()
+	getenv := func(k string) string { v, _ := lookup(k); return v }
+	return Settings{Config: cfg, Env: config.Env(lookup), Getenv: getenv, Home: home}
+}
+
+// GitLabels is the Labeler of a git resolver (one memoized call per dir).
+func GitLabels(r *gitinfo.Resolver) Labeler {
+	return func(dir string) (string, string) {
+		if l := r.Resolve(dir); l != nil {
+			return l.Repo, l.Branch
+		}
+		return "", ""
+	}
+}
+
+// Lines renders arms with one nonce; an arm that cannot render (a bad pane
+// id) is left out.
+func Lines(arms []Arm, nonce string) []string {
+	var out []string
+	for _, a := range arms {
+		if l, err := a.Line(nonce); err == nil {
+			out = append(out, l)
+		}
+	}
+	return out
 }

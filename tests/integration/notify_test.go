@@ -243,13 +243,7 @@ func TestNotifyRouting(t *testing.T) {
 	}
 	// The override funnels every trigger into one sink.
 	b := e.startPainted(claudeBlocked)
-	sh := "'" + binDir + "/tma-scan' -L " + e.s.Name + " | '" + binDir + "/tma-fold' | '" + binDir + "/tma-stamp' --notify -L " + e.s.Name + " >/dev/null"
-	cmd := exec.Command("sh", "-c", sh)
-	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "TMA_CONFIG=", "XDG_CONFIG_HOME=", "TMUX=", "TMA_SOCKET_PATH=",
-		"TMA_NOTIFY_CMD=cat >"+dir+"/override")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	e.cycleNotify("TMA_NOTIFY_CMD=cat >" + dir + "/override")
 	e.s.WaitFor(func() bool {
 		got, _ := os.ReadFile(filepath.Join(dir, "override"))
 		return strings.Contains(string(got), `"pane":"`+b.Pane+`"`)

@@ -2,7 +2,6 @@ package hook
 
 import (
 	"context"
-	"os"
 
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/config"
@@ -36,16 +35,13 @@ func (n *eventNotify) arm(lines []string, pane string, nowMS int64) []string {
 	if n == nil || len(lines) == 0 || !tmux.ValidPaneID(pane) {
 		return lines
 	}
-	out := lines[:len(lines):len(lines)]
+	var arms []notify.Arm
 	for _, t := range []string{notify.Blocked, notify.Done} {
-		if !n.cfg.NotifyFires(t) {
-			continue
-		}
-		if l, err := (notify.Arm{Trigger: t, Pane: pane, NowMS: nowMS}).Line(n.nonce); err == nil {
-			out = append(out, l)
+		if n.cfg.NotifyFires(t) {
+			arms = append(arms, notify.Arm{Trigger: t, Pane: pane, NowMS: nowMS})
 		}
 	}
-	return out
+	return append(lines[:len(lines):len(lines)], notify.Lines(arms, n.nonce)...)
 }
 
 // fire delivers what the batch won; errors only reach the debug log.
@@ -53,14 +49,8 @@ func (n *eventNotify) fire(tc *tmux.Client, out string, nowMS int64, say func(st
 	if n == nil {
 		return
 	}
-	home, _ := os.UserHomeDir()
-	s := notify.Settings{Config: n.cfg, Env: config.Env(n.e.Lookup), Getenv: n.e.Getenv, Home: home}
-	labels := func(dir string) (string, string) {
-		if l := gitinfo.New().Resolve(dir); l != nil {
-			return l.Repo, l.Branch
-		}
-		return "", ""
-	}
+	s := notify.NewSettings(n.cfg, n.e.Lookup)
+	labels := notify.GitLabels(gitinfo.New())
 	for _, f := range notify.Won(out, n.nonce) {
 		o := notify.Fire(context.Background(), s, tc, labels, f, nowMS)
 		say("notify %s %s: muted=%v shown=%d tty=%v command=%q", f.Pane, f.Trigger, o.Muted, o.Shown, o.TTY, o.Command)

@@ -85,10 +85,7 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 		}
 		f.Context = &pct
 	}
-	var repo, branch string
-	if l := gitinfo.New().Resolve(wd); l != nil {
-		repo, branch = l.Repo, l.Branch
-	}
+	repo, branch := libnotify.GitLabels(gitinfo.New())(wd)
 	p := libnotify.Build(f, now, cfg.Notify.IncludeTitle, repo, branch)
 	fmt.Fprintf(e.Stdout, "payload   %s\n", p.JSON())
 	cmd := cfg.NotifyCommand(t.Trigger, config.Env(e.Lookup))

@@ -52,11 +52,6 @@ func (n *notifier) clearOnSignal() {
 	}()
 }
 
-func (n *notifier) settings(cfg *config.Config) notify.Settings {
-	home, _ := os.UserHomeDir()
-	return notify.Settings{Config: cfg, Env: config.Env(n.e.Lookup), Getenv: n.e.Getenv, Home: home}
-}
-
 // arm adds the marker lines after the stamp lines; the nonce finds this
 // process's read-backs in the output.
 func (n *notifier) arm(cfg *config.Config, g *common.Group, lines []string) ([]string, string) {
@@ -66,12 +61,7 @@ func (n *notifier) arm(cfg *config.Config, g *common.Group, lines []string) ([]s
 	}
 	nonce := notify.Nonce()
 	out := append(lines[:len(lines):len(lines)], rearm...)
-	for _, a := range arms {
-		if l, err := a.Line(nonce); err == nil {
-			out = append(out, l)
-		}
-	}
-	return out, nonce
+	return append(out, notify.Lines(arms, nonce)...), nonce
 }
 
 // fire delivers every episode this commit won.
@@ -81,20 +71,13 @@ func (n *notifier) fire(cfg *config.Config, tc *tmux.Client, out, nonce string, 
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	s := n.settings(cfg)
+	s := notify.NewSettings(cfg, n.e.Lookup)
 	for _, f := range notify.Won(out, nonce) {
-		o := notify.Fire(context.Background(), s, tc, n.label, f, nowMS)
+		o := notify.Fire(context.Background(), s, tc, notify.GitLabels(n.labels), f, nowMS)
 		for _, err := range o.Errors {
 			n.e.Errorf("notify %s %s: %v", f.Pane, f.Trigger, err)
 		}
 	}
-}
-
-func (n *notifier) label(dir string) (string, string) {
-	if l := n.labels.Resolve(dir); l != nil {
-		return l.Repo, l.Branch
-	}
-	return "", ""
 }
 
 // windows lights and clears the OSC 9;4 progress of each window whose
