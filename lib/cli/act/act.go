@@ -1,24 +1,18 @@
 package act
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act/broker"
 	"github.com/tmaproject/tma/lib/act/ledger"
 	"github.com/tmaproject/tma/lib/cli/common"
-	"github.com/tmaproject/tma/lib/fleet"
-	"github.com/tmaproject/tma/lib/gitinfo"
-	"github.com/tmaproject/tma/lib/jump"
+	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/manifest"
-	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/selector"
 	"github.com/tmaproject/tma/lib/tmux"
 )
@@ -68,45 +62,38 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case strings.HasPrefix(cmd, "receipts"):
 		return receipts(e, &c.Receipts)
 	case strings.HasPrefix(cmd, "supervise"):
-		return supervise(e, &c.Globals, &c.Supervise)
+		g := &c.Globals
+		return broker.Supervise(e.Stdin, broker.Supervision(c.Supervise), e.Lookup, g.Config,
+			func(cfg *config.Config) *tmux.Client { return g.Tmux(e, cfg) })
 	}
-	b := &broker{e: e, g: &c.Globals, c: &c.Act, now: now}
+	b := &invocation{e: e, g: &c.Globals, c: &c.Act, now: now}
 	return b.main()
 }
 
-// broker is one invocation.
-type broker struct {
-	e       *common.Env
-	g       *common.Globals
-	c       *actCmd
-	l       *common.Loaded
-	actions *libact.Set
-	tc      *tmux.Client
-	now     func() int64
-	sel     *selector.Selector
-	slotID  string     // --slot
-	device  string     // --device
-	slot    *slotClaim // the ledger claim of a --slot dispatch in flight
-	viaAPI  bool       // the fire in hand answered over an agent's HTTP server
+// invocation is one tma act: the flags checked, then the broker built.
+type invocation struct {
+	e      *common.Env
+	g      *common.Globals
+	c      *actCmd
+	now    func() int64
+	sel    *selector.Selector
+	slotID string // --slot
+	device string // --device
 }
 
-func (b *broker) usage(format string, a ...any) int {
+func (b *invocation) usage(format string, a ...any) int {
 	b.e.Errorf(format, a...)
 	return common.ExitUsage
 }
 
-func (b *broker) fail(err error) int {
+func (b *invocation) fail(err error) int {
 	b.e.Errorf("%v", err)
 	return common.ExitFail
 }
 
-func (b *broker) note(format string, a ...any) {
-	fmt.Fprintf(b.e.Stderr, "tma: "+format+"\n", a...)
-}
-
 // main checks the invocation (usage errors win, before config or tmux),
 // loads, and runs the mode.
-func (b *broker) main() int {
+func (b *invocation) main() int {
 	c := b.c
 	switch {
 	case c.List && c.Menu:
@@ -161,172 +148,86 @@ func (b *broker) main() int {
 	if c.Menu && b.c.Flags.Set() {
 		return b.usage("--menu opens on one pane: pass --pane")
 	}
-	if err := b.load(); err != nil {
+	br, err := b.load()
+	if err != nil {
 		return b.fail(err)
 	}
 	switch {
 	case c.List:
-		return b.list()
+		return br.List()
 	case c.Menu:
-		return b.menu()
+		return br.Menu()
 	}
-	return b.fireMain()
+	return br.Fire()
 }
 
 // configDir is --config-dir, else the one resolution every tma command uses.
-func (b *broker) configDir() string {
+func (b *invocation) configDir() string {
 	if b.c.ConfigDir != "" {
 		return b.c.ConfigDir
 	}
 	return common.ConfigDir(b.e)
 }
 
-func (b *broker) load() error {
+// load reads config, manifests and actions and builds the broker.
+func (b *invocation) load() (*broker.Broker, error) {
 	l, err := b.g.Load(b.e)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b.l = l
 	dir := ""
 	if d := b.configDir(); d != "" {
 		dir = filepath.Join(d, "actions")
 	}
 	set, err := libact.Load(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, p := range set.Problems {
 		fmt.Fprintf(b.e.Stderr, "%s: warning: action skipped: %v\n", b.e.Tool, p.Err)
 	}
-	b.actions = set
-	b.tc = b.g.Tmux(b.e, l.Config)
-	return nil
+	c := b.c
+	br := &broker.Broker{
+		Req: broker.Request{Name: c.Name, Pane: c.Pane, All: c.All, Selector: b.sel, Selected: c.Flags.Set(),
+			JSON: c.JSON, DryRun: c.DryRun, Force: c.Force, Yes: c.Yes, Text: c.Text, Arg: c.Arg,
+			ExpectEpisodeMS: c.ExpectEpisodeMS, ExpectRequest: c.ExpectRequest, Source: c.Source,
+			Slot: b.slotID, Device: b.device},
+		Actions: set, Config: l.Config, Manifests: l.Manifests, Tuning: l.Tuning(),
+		Tmux: b.g.Tmux(b.e, l.Config), Host: common.Host(), Client: b.g.Client,
+		ConfigArg: configArg(b.e, b.g, l), ManifestDir: b.g.ManifestDir,
+		Stdin: b.e.Stdin, Stdout: b.e.Stdout, Stderr: b.e.Stderr, Getenv: b.e.Getenv, Now: b.now,
+		Errorf:            b.e.Errorf,
+		DescribeTmuxError: func(tc *tmux.Client, err error) string { return common.DescribeTmuxError(b.e, tc, err) },
+	}
+	// A menu entry repeats the config dir when it was named (flag or
+	// TMA_CONFIG_DIR), so the entry loads the same actions.
+	if c.ConfigDir != "" || b.e.Getenv("TMA_CONFIG_DIR") != "" {
+		br.ActArgs = []string{"--config-dir", b.configDir()}
+	}
+	return br, nil
 }
 
-// cycle runs one full cycle (every invocation is a driver); pane scopes it
-// to one pane, the broker's re-read under the lock.
-func (b *broker) cycle(pane string, git *gitinfo.Resolver) (*fleet.Fleet, error) {
-	f, err := fleet.Run(common.Background(), b.tc, fleet.Options{
-		Manifests: b.l.Manifests, Tuning: b.l.Tuning(), Host: common.Host(),
-		Now: b.now, Git: git, Pane: pane,
-	})
-	if err != nil {
-		return nil, errors.New(common.DescribeTmuxError(b.e, b.tc, err))
-	}
-	return f, nil
-}
-
-// server is a client on the server the cycle observed.
-func (b *broker) server(f *fleet.Fleet) *tmux.Client {
-	c := *b.tc
-	if f != nil && f.Cycle.Server != "" {
-		c.Target = tmux.Target{SocketPath: f.Cycle.Server}
-	}
-	return &c
-}
-
-// target reads what the gate needs about pane from a cycle; exists is false
-// when the server has no such pane.
-func (b *broker) target(f *fleet.Fleet, pane string) (t libact.Target, row *record.Row, exists bool) {
-	p := f.Pane(pane)
-	if p == nil {
-		return libact.Target{Pane: pane}, nil, false
-	}
-	t = libact.Target{Pane: pane, CWD: p.CWD, Title: p.Title, Lock: p.Opts[libact.LockOption],
-		PendingTool: p.Opts["@agent_pending_tool"], PendingCall: p.Opts["@agent_pending_call"]}
-	row = f.Row(pane)
-	if row == nil {
-		return t, nil, true
-	}
-	a := &row.Row
-	t.Agent, t.State = a.Agent, a.State
-	t.Detail = deref(a.Detail)
-	t.Context = a.Context
-	t.Session = deref(a.Session)
-	if a.EpisodeMS != nil {
-		t.EpisodeMS = *a.EpisodeMS
-	}
-	if row.CWD != "" {
-		t.CWD = row.CWD
-	}
-	t.PID = p.AgentPID
-	if m := b.l.Manifests.Get(a.Agent); m != nil && m.Telemetry != nil && m.Telemetry.Context != nil {
-		t.Telemetry = true
-	}
-	return t, row, true
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// defaultPane is $TMUX_PANE: the pane the command runs in.
-func (b *broker) defaultPane() string {
-	if p := b.e.Getenv("TMUX_PANE"); tmux.ValidPaneID(p) {
-		return p
+// configArg is the --config a supervisor or a menu entry repeats: the file
+// this invocation read, when the flag or TMA_CONFIG named it.
+func configArg(e *common.Env, g *common.Globals, l *common.Loaded) string {
+	if l.ConfigPath != "" && (g.Config != "" || e.Getenv("TMA_CONFIG") != "") {
+		return l.ConfigPath
 	}
 	return ""
 }
 
-// clientFlag is --client unless it is an unexpanded #{client_name}.
-func (b *broker) clientFlag() string {
-	if jump.Unexpanded(b.g.Client) {
-		return ""
-	}
-	return b.g.Client
-}
-
-// tell shows a message on the acting client: a binding's or a menu entry's
-// run-shell drops stderr, so the person who pressed the key sees it there.
-func (b *broker) tell(f *fleet.Fleet, msg string) {
-	if f == nil || b.clientFlag() == "" {
-		return
-	}
-	cl, err := jump.ResolveClient(f, b.g.Client, b.e.Getenv)
-	if err != nil {
-		return
-	}
-	_, _, _ = b.server(f).Run(common.Background(), "", "display-message", "-c", cl.Name, tmux.DisplayText("tma: "+msg))
-}
-
-// tmaArgv is the dispatcher (beside this binary when installed together,
-// else tma on $PATH) with the server and the config this invocation used,
-// so a menu entry lands on the same server with the same actions.
-func (b *broker) tmaArgv(server string) []string {
-	t := "tma"
-	if self, err := os.Executable(); err == nil {
-		beside := filepath.Join(filepath.Dir(self), "tma")
-		if st, err := os.Stat(beside); err == nil && st.Mode().IsRegular() {
-			t = beside
-		}
-	}
-	argv := []string{t}
-	if server != "" {
-		argv = append(argv, "-S", server)
-	}
-	if cfg := b.l.ConfigPath; cfg != "" && (b.g.Config != "" || b.e.Getenv("TMA_CONFIG") != "") {
-		argv = append(argv, "--config", cfg)
-	}
-	if b.g.ManifestDir != "" {
-		argv = append(argv, "--manifest-dir", b.g.ManifestDir)
-	}
-	return argv
-}
-
-// actArgs are the act flags a menu entry repeats: the config dir when it
-// was named (flag or TMA_CONFIG_DIR), so the entry loads the same actions.
-func (b *broker) actArgs() []string {
-	if b.c.ConfigDir != "" || b.e.Getenv("TMA_CONFIG_DIR") != "" {
-		return []string{"--config-dir", b.configDir()}
-	}
-	return nil
-}
-
-func nonce() string {
-	var n [6]byte
-	_, _ = rand.Read(n[:])
-	return hex.EncodeToString(n[:])
+// superviseCmd is the detached supervisor of a detach = true action: the
+// broker starts it with the child's environment and hands it the pane lock
+// on stdin. Not for people.
+type superviseCmd struct {
+	Action    string `name:"action" required:"" help:"the action."`
+	Pane      string `name:"pane" required:"" help:"the pane it fired on."`
+	Agent     string `name:"agent" help:"the pane's agent when it fired."`
+	Locator   string `name:"locator" help:"the pane's locator when it fired."`
+	TimeoutMS int64  `name:"timeout-ms" required:"" help:"detach_timeout_ms."`
+	Source    string `name:"source" default:"cli" help:"the surface that fired it, for the audit log."`
+	Batch     string `name:"batch" help:"the --all batch it belonged to."`
+	Device    string `name:"device" help:"act --device."`
+	EpisodeMS int64  `name:"episode-ms" help:"the pane's episode when it fired."`
+	Command   string `arg:"" help:"the command (sh -c)."`
 }

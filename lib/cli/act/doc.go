@@ -1,5 +1,5 @@
-// Package act is the tma-act command: `tma act <name>` fires a guarded
-// action into an agent pane (gate, single-flight lock, re-read and re-gate
-// under the lock, dispatch, release), `--list` enumerates the actions and
-// `--menu` hands tmux a menu of the ones fireable on a pane right now.
+// Package act is the tma-act command: it parses `tma act`, `tma mute`,
+// `tma receipts` and the internal `supervise`, checks the usage errors that
+// need no config and no tmux, loads config, manifests and actions, and
+// hands a lib/act/broker.Broker the rest (fire, --list, --menu).
 package act

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act/broker"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
@@ -156,7 +157,7 @@ func (m *muter) apply(srv *tmux.Client, server string, panes []string, forMS int
 		}
 	}
 	for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {
-		if l != "" && !paneGone(l) {
+		if l != "" && !broker.PaneGone(l) {
 			fmt.Fprintf(m.e.Stderr, "tma: mute: tmux: %s\n", l)
 			code = common.ExitFail
 		}

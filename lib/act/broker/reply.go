@@ -1,23 +1,23 @@
-package act
+package broker
 
 import (
 	"time"
 
-	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/lane"
 )
 
 // heldRequest is the reply-lane request a hook is holding on pane right
 // now, if the action has a [hook] arm for the pane's agent.
-func (b *broker) heldRequest(a *libact.Action, f *fleet.Fleet, pane, agent string) (string, libact.HookArm, bool) {
+func (b *Broker) heldRequest(a *act.Action, f *fleet.Fleet, pane, agent string) (string, act.HookArm, bool) {
 	arm, ok := a.Hook[agent]
 	p := f.Pane(pane)
 	if !ok || p == nil || p.Opts[lane.Option] == "" {
 		return "", arm, false
 	}
 	id := p.Opts[lane.Option]
-	_, held := lane.Held(lane.Dir(b.e.Getenv), id, pane, time.Now().UnixMilli())
+	_, held := lane.Held(lane.Dir(b.Getenv), id, pane, time.Now().UnixMilli())
 	return id, arm, held
 }
 
@@ -25,8 +25,8 @@ func (b *broker) heldRequest(a *libact.Action, f *fleet.Fleet, pane, agent strin
 // it, wait up to lane.TakeWait for the hook to take it, and withdraw it if
 // none did. It reports whether the hook took it; false means nothing
 // reached claude over the lane, and the caller sends the keys.
-func (b *broker) reply(pane, id string, arm libact.HookArm) bool {
-	dir := lane.Dir(b.e.Getenv)
+func (b *Broker) reply(pane, id string, arm act.HookArm) bool {
+	dir := lane.Dir(b.Getenv)
 	if _, held := lane.Held(dir, id, pane, time.Now().UnixMilli()); !held {
 		return false
 	}

@@ -1,11 +1,11 @@
-package act
+package broker
 
 import (
+	"context"
 	"net/http"
 
-	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/apilane"
-	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/fleet"
 	libhook "github.com/tmaproject/tma/lib/hook"
 	"github.com/tmaproject/tma/lib/tmux"
@@ -18,19 +18,19 @@ var apiClient = &http.Client{Transport: &http.Transport{Proxy: nil}}
 // apiEndpoint is the server the pane's agent answers on: the one its
 // plugin stamped (@agent_api_endpoint), else [api.<agent>] api_base; from
 // says which.
-func (b *broker) apiEndpoint(f *fleet.Fleet, pane, agent string) (base, from string) {
+func (b *Broker) apiEndpoint(f *fleet.Fleet, pane, agent string) (base, from string) {
 	if p := f.Pane(pane); p != nil && p.Opts[libhook.EndpointOption] != "" {
 		return p.Opts[libhook.EndpointOption], "stamped by the plugin"
 	}
-	if base := b.l.Config.APIBase(agent); base != "" {
+	if base := b.Config.APIBase(agent); base != "" {
 		return base, "[api." + agent + "] api_base"
 	}
 	return "", ""
 }
 
 // requestOption is the pane option that names the request an arm answers.
-func requestOption(arm libact.APIArm) string {
-	if arm.Op == libact.OpQuestionReject {
+func requestOption(arm act.APIArm) string {
+	if arm.Op == act.OpQuestionReject {
 		return libhook.QuestionOption
 	}
 	return libhook.RequestOption
@@ -40,7 +40,7 @@ func requestOption(arm libact.APIArm) string {
 // the agent has an arm, the pane names a server and carries the request's
 // own id. ok is false otherwise (the keys go out, as without the arm);
 // why says what was missing, for a dry run.
-func (b *broker) apiTarget(a *libact.Action, f *fleet.Fleet, pane, agent string) (ans apilane.Answer, from string, ok bool, why string) {
+func (b *Broker) apiTarget(a *act.Action, f *fleet.Fleet, pane, agent string) (ans apilane.Answer, from string, ok bool, why string) {
 	arm, has := a.API[agent]
 	if !has {
 		return ans, "", false, ""
@@ -63,23 +63,23 @@ func (b *broker) apiTarget(a *libact.Action, f *fleet.Fleet, pane, agent string)
 // request-gone when the server no longer holds the request, error when it
 // cannot be reached or says anything else. Either of the first two unsets
 // the pane's id (guarded on it still being that id) with the release.
-func (b *broker) answer(a *libact.Action, pane string, ans apilane.Answer, arm libact.APIArm) (libact.Result, string, []string) {
-	res := apilane.Do(common.Background(), apiClient, ans)
-	var r libact.Result
+func (b *Broker) answer(a *act.Action, pane string, ans apilane.Answer, arm act.APIArm) (act.Result, string, []string) {
+	res := apilane.Do(context.Background(), apiClient, ans)
+	var r act.Result
 	switch res.Outcome {
 	case apilane.Replied:
-		r = libact.NewResult(a.Name, pane, libact.OutcomeReplied, "")
+		r = act.NewResult(a.Name, pane, act.OutcomeReplied, "")
 	case apilane.Gone:
-		r = libact.NewResult(a.Name, pane, libact.OutcomeVanished, libact.ReasonRequestGone)
+		r = act.NewResult(a.Name, pane, act.OutcomeVanished, act.ReasonRequestGone)
 	default:
-		return libact.NewResult(a.Name, pane, libact.OutcomeError, ""), res.Why, nil
+		return act.NewResult(a.Name, pane, act.OutcomeError, ""), res.Why, nil
 	}
 	var extra []string
 	opt := requestOption(arm)
 	if l, err := (tmux.Write{Pane: pane, Guard: "#{==:#{" + opt + "}," + ans.ID + "}", Sets: []tmux.Set{{Name: opt, Unset: true}}}).Line(); err == nil {
 		extra = append(extra, l)
 	}
-	if r.Outcome == libact.OutcomeReplied {
+	if r.Outcome == act.OutcomeReplied {
 		return r, "", extra
 	}
 	return r, res.Why, extra

@@ -1,4 +1,4 @@
-package act
+package broker
 
 import (
 	"errors"
@@ -6,9 +6,8 @@ import (
 	"os"
 	"time"
 
-	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/ledger"
-	"github.com/tmaproject/tma/lib/cli/common"
 )
 
 // ClaimSlackMS is how long a claim may stay in flight before another
@@ -28,8 +27,8 @@ type slotClaim struct {
 	done  bool
 }
 
-func (b *broker) store() *ledger.Store {
-	return &ledger.Store{Dir: ledger.RuntimeDir(b.e.Getenv), Now: b.now}
+func (b *Broker) store() *ledger.Store {
+	return &ledger.Store{Dir: ledger.RuntimeDir(b.Getenv), Now: b.Now}
 }
 
 // claimSlot takes the --slot before any fire. done reports that the
@@ -37,22 +36,22 @@ func (b *broker) store() *ledger.Store {
 // another dispatch's claim that stayed in flight past its deadline (a
 // locked refusal, 5, which a retry fixes). While another dispatch on the
 // slot is in flight, it waits for that one's receipt.
-func (b *broker) claimSlot(a *libact.Action) (code int, done bool) {
-	c := b.c
+func (b *Broker) claimSlot(a *act.Action) (code int, done bool) {
+	c := &b.Req
 	st := b.store()
-	now := b.now()
+	now := b.Now()
 	deadline := now + ClaimSlackMS
-	if a.Kind == libact.KindExec {
+	if a.Kind == act.KindExec {
 		deadline += a.TimeoutMS
 	}
-	e := ledger.Entry{Slot: b.slotID, Action: a.Name, Nonce: nonce(), PID: os.Getpid(), DeadlineMS: deadline}
+	e := ledger.Entry{Slot: b.Req.Slot, Action: a.Name, Nonce: nonce(), PID: os.Getpid(), DeadlineMS: deadline}
 	if c.Pane != "" {
 		e.Pane = c.Pane
-	} else if !b.c.Flags.Set() {
+	} else if !b.Req.Selected {
 		e.Pane = b.defaultPane()
 	}
-	if b.device != "" {
-		d := b.device
+	if b.Req.Device != "" {
+		d := b.Req.Device
 		e.Device = &d
 	}
 	waiting := false
@@ -71,13 +70,13 @@ func (b *broker) claimSlot(a *libact.Action) (code int, done bool) {
 		other := got.Entry
 		if !waiting {
 			waiting = true
-			b.note("slot %s is in flight (%s, pid %d): waiting for its receipt", b.slotID, other.Action, other.PID)
+			b.note("slot %s is in flight (%s, pid %d): waiting for its receipt", b.Req.Slot, other.Action, other.PID)
 		}
-		if b.now() > other.DeadlineMS+1000 {
+		if b.Now() > other.DeadlineMS+1000 {
 			// Settle turns an expired claim into a receipt; reaching here
 			// means the ledger keeps answering with a claim (a clock step).
-			r := libact.NewResult(a.Name, other.Pane, libact.OutcomeRefused, libact.ReasonLocked)
-			return b.report(a, []libact.Result{r}, map[string]string{other.Pane: "slot " + b.slotID + " is still in flight"}), true
+			r := act.NewResult(a.Name, other.Pane, act.OutcomeRefused, act.ReasonLocked)
+			return b.report(a, []act.Result{r}, map[string]string{other.Pane: "slot " + b.Req.Slot + " is still in flight"}), true
 		}
 		time.Sleep(slotPoll)
 	}
@@ -85,49 +84,49 @@ func (b *broker) claimSlot(a *libact.Action) (code int, done bool) {
 
 // ledgerError reports a ledger that cannot be read or written: exit 1,
 // naming the file.
-func (b *broker) ledgerError(err error) int {
+func (b *Broker) ledgerError(err error) int {
 	var torn *ledger.TornError
 	if errors.As(err, &torn) {
-		b.e.Errorf("%v\nhint: nothing was sent; remove the file to start a new ledger (its receipts are lost)", err)
-		return common.ExitFail
+		b.Errorf("%v\nhint: nothing was sent; remove the file to start a new ledger (its receipts are lost)", err)
+		return act.ExitError
 	}
-	b.e.Errorf("receipt ledger: %v", err)
-	return common.ExitFail
+	b.Errorf("receipt ledger: %v", err)
+	return act.ExitError
 }
 
 // replay prints a receipt as this invocation's result, cached, and returns
 // its exit code. Nothing is sent and nothing is logged: it is not a fire.
-func (b *broker) replay(e ledger.Entry) int {
+func (b *Broker) replay(e ledger.Entry) int {
 	rc := e.Receipt()
 	cached := true
-	r := libact.Result{Schema: 1, Action: rc.Action, Pane: rc.Pane, Outcome: rc.Outcome, ExitCode: rc.ExitCode, Reason: rc.Reason, Cached: &cached}
-	if b.c.JSON {
-		if out, err := libact.Marshal(r); err == nil {
-			fmt.Fprintln(b.e.Stdout, string(out))
+	r := act.Result{Schema: 1, Action: rc.Action, Pane: rc.Pane, Outcome: rc.Outcome, ExitCode: rc.ExitCode, Reason: rc.Reason, Cached: &cached}
+	if b.Req.JSON {
+		if out, err := act.Marshal(r); err == nil {
+			fmt.Fprintln(b.Stdout, string(out))
 		}
 	}
-	age := time.Duration(max(b.now()-rc.AtMS, 0)) * time.Millisecond
-	fmt.Fprintf(b.e.Stderr, "tma: cached receipt for slot %s: %s on %s: %s (%s ago; nothing sent)\n",
-		b.slotID, rc.Action, paneName(rc.Pane), outcomeText(r), age.Round(time.Second))
+	age := time.Duration(max(b.Now()-rc.AtMS, 0)) * time.Millisecond
+	fmt.Fprintf(b.Stderr, "tma: cached receipt for slot %s: %s on %s: %s (%s ago; nothing sent)\n",
+		b.Req.Slot, rc.Action, paneName(rc.Pane), outcomeText(r), age.Round(time.Second))
 	return rc.ExitCode
 }
 
 // settleSlot ends the claim with this invocation's result: a locked
 // refusal frees the slot (a retry will pass); anything else is the slot's
 // receipt, an error recorded as fired-unknown.
-func (b *broker) settleSlot(r libact.Result) {
+func (b *Broker) settleSlot(r act.Result) {
 	s := b.slot
 	if s == nil || s.done {
 		return
 	}
 	s.done = true
-	if r.Outcome == libact.OutcomeRefused && r.ReasonString() == libact.ReasonLocked {
+	if r.Outcome == act.OutcomeRefused && r.ReasonString() == act.ReasonLocked {
 		if err := s.store.Release(s.entry.Slot, s.entry.Nonce); err != nil {
 			b.note("warning: slot %s was not released: %v", s.entry.Slot, err)
 		}
 		return
 	}
-	rc := ledger.Receipt{Pane: r.Pane, Action: r.Action, Device: s.entry.Device, AtMS: b.now(),
+	rc := ledger.Receipt{Pane: r.Pane, Action: r.Action, Device: s.entry.Device, AtMS: b.Now(),
 		Outcome: r.Outcome, ExitCode: r.ExitCode, Reason: r.Reason}
 	ok, err := s.store.Finish(ledger.Done(s.entry.Slot, s.entry.Nonce, rc))
 	switch {
@@ -140,7 +139,7 @@ func (b *broker) settleSlot(r libact.Result) {
 
 // releaseSlot frees a claim the invocation ended without a result for (a
 // usage error after the claim, no server): nothing was sent.
-func (b *broker) releaseSlot() {
+func (b *Broker) releaseSlot() {
 	s := b.slot
 	if s == nil || s.done {
 		return

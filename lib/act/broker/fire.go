@@ -1,7 +1,8 @@
-package act
+package broker
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"sort"
@@ -11,10 +12,9 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/child"
 	"github.com/tmaproject/tma/lib/act/ledger"
-	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
 	"github.com/tmaproject/tma/lib/lane"
@@ -29,39 +29,39 @@ const TypedWait = 2 * time.Second
 // shot is one target as the first cycle saw it, and where it stands.
 type shot struct {
 	pane    string
-	t       libact.Target
+	t       act.Target
 	row     *record.Row
 	exists  bool
-	verdict libact.Verdict
+	verdict act.Verdict
 	locked  bool
-	result  *libact.Result // decided before any fire (refused, vanished)
+	result  *act.Result // decided before any fire (refused, vanished)
 }
 
-// fireMain is `tma act <name>`: check the action and the payload before any
+// Fire is `tma act <name>`: check the action and the payload before any
 // tmux call, resolve the targets from one cycle, confirm, then run the
 // broker sequence on each target in turn.
-func (b *broker) fireMain() int {
-	c := b.c
-	a := b.actions.Get(c.Name)
+func (b *Broker) Fire() int {
+	c := &b.Req
+	a := b.Actions.Get(c.Name)
 	if a == nil {
-		return b.usage("unknown action %q (loaded: %s)\nhint: tma act --list shows them", c.Name, strings.Join(b.actions.Names(), ", "))
+		return b.usage("unknown action %q (loaded: %s)\nhint: tma act --list shows them", c.Name, strings.Join(b.Actions.Names(), ", "))
 	}
 	switch {
-	case len(c.Arg) > 0 && a.Kind != libact.KindExec:
+	case len(c.Arg) > 0 && a.Kind != act.KindExec:
 		return b.usage("%s is a %s action: --arg is for exec actions (a %s action's input lives in its manifest)", a.Name, a.Kind, a.Kind)
-	case c.Text != nil && a.Kind != libact.KindText:
+	case c.Text != nil && a.Kind != act.KindText:
 		return b.usage("%s is a %s action: --text is for text actions (steer, steer_now)", a.Name, a.Kind)
-	case c.Text == nil && a.Kind == libact.KindText:
+	case c.Text == nil && a.Kind == act.KindText:
 		return b.usage("%s types a line: pass it with --text", a.Name)
 	}
-	if c.Pane == "" && !c.All && !b.c.Flags.Set() && b.defaultPane() == "" {
+	if c.Pane == "" && !c.All && !b.Req.Selected && b.defaultPane() == "" {
 		return b.usage("no target: pass --pane, selector flags, or --all (outside tmux there is no $TMUX_PANE)")
 	}
 	// A slotted dispatch claims its slot before anything can fire (a dry
 	// run fires nothing, so it claims nothing): a receipt within its TTL is
 	// replayed instead, and whatever ends this invocation without a result
 	// frees the claim again.
-	if b.slotID != "" && !c.DryRun {
+	if b.Req.Slot != "" && !c.DryRun {
 		if code, done := b.claimSlot(a); done {
 			return code
 		}
@@ -73,19 +73,19 @@ func (b *broker) fireMain() int {
 	}
 	// The payload rules run before any tmux command.
 	if c.Text != nil {
-		if reason := libact.CheckText(*c.Text, a.Sigils); reason != "" {
+		if reason := act.CheckText(*c.Text, a.Sigils); reason != "" {
 			pane := c.Pane
-			if pane == "" && !c.All && !b.c.Flags.Set() {
+			if pane == "" && !c.All && !b.Req.Selected {
 				pane = b.defaultPane()
 			}
-			r := libact.NewResult(a.Name, pane, libact.OutcomeRefused, reason)
-			b.audit(a, batch, pane, libact.Target{}, r, 0)
-			return b.report(a, []libact.Result{r}, map[string]string{pane: textWhy(reason, a)})
+			r := act.NewResult(a.Name, pane, act.OutcomeRefused, reason)
+			b.audit(a, batch, pane, act.Target{}, r, 0)
+			return b.report(a, []act.Result{r}, map[string]string{pane: textWhy(reason, a)})
 		}
 	}
 
 	var git *gitinfo.Resolver
-	if b.sel.NeedsGit() {
+	if b.Req.Selector.NeedsGit() {
 		git = gitinfo.New()
 	}
 	f, err := b.cycle("", git)
@@ -97,19 +97,19 @@ func (b *broker) fireMain() int {
 		return code
 	}
 	shots := make([]*shot, len(panes))
-	now := b.now()
+	now := b.Now()
 	for i, p := range panes {
 		s := &shot{pane: p}
 		s.t, s.row, s.exists = b.target(f, p)
 		switch {
 		case !s.exists:
-			r := libact.NewResult(a.Name, p, libact.OutcomeVanished, libact.ReasonPaneGone)
+			r := act.NewResult(a.Name, p, act.OutcomeVanished, act.ReasonPaneGone)
 			s.result = &r
 		default:
-			s.verdict = libact.Gate(a, s.t, c.Force)
-			s.locked = libact.Held(s.t.Lock, now)
+			s.verdict = act.Gate(a, s.t, c.Force)
+			s.locked = act.Held(s.t.Lock, now)
 			if !s.verdict.Fireable() {
-				r := libact.NewResult(a.Name, p, libact.OutcomeRefused, s.verdict.Reason)
+				r := act.NewResult(a.Name, p, act.OutcomeRefused, s.verdict.Reason)
 				s.result = &r
 			}
 		}
@@ -121,7 +121,7 @@ func (b *broker) fireMain() int {
 	if a.Confirm && !c.Yes {
 		b.confirm(a, shots)
 	}
-	var results []libact.Result
+	var results []act.Result
 	why := map[string]string{}
 	for _, s := range shots {
 		r := s.result
@@ -133,18 +133,18 @@ func (b *broker) fireMain() int {
 			}
 		} else {
 			switch {
-			case r.ReasonString() == libact.ReasonUnconfirmed:
+			case r.ReasonString() == act.ReasonUnconfirmed:
 				why[s.pane] = "not confirmed: " + a.Name + " asks first (pass --yes)"
 			case s.verdict.Why != "":
 				why[s.pane] = s.verdict.Why
-			case r.Outcome == libact.OutcomeVanished:
+			case r.Outcome == act.OutcomeVanished:
 				why[s.pane] = "no pane " + s.pane + " on " + f.Cycle.Server
 			}
 			b.audit(a, batch, s.pane, s.t, *r, 0)
 		}
 		results = append(results, *r)
 	}
-	if !c.JSON && !c.All && len(results) == 1 && results[0].Outcome != libact.OutcomeSent && results[0].Outcome != libact.OutcomeExited && results[0].Outcome != libact.OutcomeReplied && results[0].Outcome != libact.OutcomeSpawned {
+	if !c.JSON && !c.All && len(results) == 1 && results[0].Outcome != act.OutcomeSent && results[0].Outcome != act.OutcomeExited && results[0].Outcome != act.OutcomeReplied && results[0].Outcome != act.OutcomeSpawned {
 		b.tell(f, describe(results[0], why[results[0].Pane]))
 	}
 	return b.report(a, results, why)
@@ -153,15 +153,15 @@ func (b *broker) fireMain() int {
 // resolve names the targets: --pane, else the selector (exactly one pane
 // without --all; every match with --all), else $TMUX_PANE. code is the exit
 // code to stop with, -1 to go on.
-func (b *broker) resolve(f *fleet.Fleet) ([]string, int) {
-	c := b.c
+func (b *Broker) resolve(f *fleet.Fleet) ([]string, int) {
+	c := &b.Req
 	switch {
 	case c.Pane != "":
 		return []string{c.Pane}, -1
-	case c.All || b.c.Flags.Set():
+	case c.All || b.Req.Selected:
 		var out []string
 		for _, r := range f.Rows {
-			if b.sel.Match(r) {
+			if b.Req.Selector.Match(r) {
 				out = append(out, r.Row.Pane)
 			}
 		}
@@ -182,7 +182,7 @@ func (b *broker) resolve(f *fleet.Fleet) ([]string, int) {
 
 // confirm asks once, on a terminal, for every target the gate let through;
 // without a terminal (and without --yes) those targets are refused.
-func (b *broker) confirm(a *libact.Action, shots []*shot) {
+func (b *Broker) confirm(a *act.Action, shots []*shot) {
 	var open []*shot
 	for _, s := range shots {
 		if s.result == nil {
@@ -195,18 +195,18 @@ func (b *broker) confirm(a *libact.Action, shots []*shot) {
 	ok := false
 	// A slotted dispatch never stops to ask: it holds its slot while it
 	// waits, and the caller that named the slot has decided (--yes).
-	if f, isFile := b.e.Stdin.(*os.File); isFile && b.slotID == "" && isatty.IsTerminal(f.Fd()) {
+	if f, isFile := b.Stdin.(*os.File); isFile && b.Req.Slot == "" && isatty.IsTerminal(f.Fd()) {
 		if len(open) == 1 {
 			s := open[0]
-			fmt.Fprintf(b.e.Stderr, "tma: fire %s on %s (%s, %s)? [y/N] ", a.Name, s.pane, s.t.Agent, stateOf(s.t))
+			fmt.Fprintf(b.Stderr, "tma: fire %s on %s (%s, %s)? [y/N] ", a.Name, s.pane, s.t.Agent, stateOf(s.t))
 		} else {
-			fmt.Fprintf(b.e.Stderr, "tma: fire %s on %d panes:\n", a.Name, len(open))
+			fmt.Fprintf(b.Stderr, "tma: fire %s on %d panes:\n", a.Name, len(open))
 			for _, s := range open {
-				fmt.Fprintf(b.e.Stderr, "  %-8s %-10s %s\n", s.pane, s.t.Agent, stateOf(s.t))
+				fmt.Fprintf(b.Stderr, "  %-8s %-10s %s\n", s.pane, s.t.Agent, stateOf(s.t))
 			}
-			fmt.Fprint(b.e.Stderr, "proceed? [y/N] ")
+			fmt.Fprint(b.Stderr, "proceed? [y/N] ")
 		}
-		line, _ := bufio.NewReader(b.e.Stdin).ReadString('\n')
+		line, _ := bufio.NewReader(b.Stdin).ReadString('\n')
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
 			ok = true
@@ -216,12 +216,12 @@ func (b *broker) confirm(a *libact.Action, shots []*shot) {
 		return
 	}
 	for _, s := range open {
-		r := libact.NewResult(a.Name, s.pane, libact.OutcomeRefused, libact.ReasonUnconfirmed)
+		r := act.NewResult(a.Name, s.pane, act.OutcomeRefused, act.ReasonUnconfirmed)
 		s.result = &r
 	}
 }
 
-func stateOf(t libact.Target) string {
+func stateOf(t act.Target) string {
 	if t.Detail != "" {
 		return t.State + "/" + t.Detail
 	}
@@ -232,38 +232,38 @@ func stateOf(t libact.Target) string {
 // the lock, re-read the pane under it, re-gate (and check --expect-*),
 // dispatch, record the repeat run and release the lock. why explains a
 // refusal or failure.
-func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, string) {
-	ctx := common.Background()
+func (b *Broker) fire(a *act.Action, s *shot, batch string) (act.Result, string) {
+	ctx := context.Background()
 	pane := s.pane
 	srv := b.server(nil)
-	now := b.now()
-	exp := now + libact.LockSlackMS
-	if a.Kind == libact.KindExec {
-		exp = now + a.Deadline() + libact.LockSlackMS
+	now := b.Now()
+	exp := now + act.LockSlackMS
+	if a.Kind == act.KindExec {
+		exp = now + a.Deadline() + act.LockSlackMS
 	}
-	lk := libact.Lock{ExpiryMS: exp, Nonce: nonce(), PID: os.Getpid(), Name: a.Name}
-	take, err := tmux.Write{Pane: pane, Guard: libact.TakeGuard(now), Sets: []tmux.Set{{Name: libact.LockOption, Value: lk.String()}}}.Line()
+	lk := act.Lock{ExpiryMS: exp, Nonce: nonce(), PID: os.Getpid(), Name: a.Name}
+	take, err := tmux.Write{Pane: pane, Guard: act.TakeGuard(now), Sets: []tmux.Set{{Name: act.LockOption, Value: lk.String()}}}.Line()
 	if err != nil {
-		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeError, "")), err.Error()
+		return b.finish(a, batch, s.t, act.NewResult(a.Name, pane, act.OutcomeError, "")), err.Error()
 	}
-	out, errs, err := srv.Batch(ctx, []string{take, "display -p -t " + pane + " '#{" + libact.LockOption + "}'"})
+	out, errs, err := srv.Batch(ctx, []string{take, "display -p -t " + pane + " '#{" + act.LockOption + "}'"})
 	switch {
 	case err != nil:
-		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeError, "")), common.DescribeTmuxError(b.e, srv, err)
-	case paneGone(errs):
-		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeVanished, libact.ReasonPaneGone)), "pane " + pane + " is gone"
+		return b.finish(a, batch, s.t, act.NewResult(a.Name, pane, act.OutcomeError, "")), b.DescribeTmuxError(srv, err)
+	case PaneGone(errs):
+		return b.finish(a, batch, s.t, act.NewResult(a.Name, pane, act.OutcomeVanished, act.ReasonPaneGone)), "pane " + pane + " is gone"
 	case strings.TrimSpace(out) != lk.String():
 		held := strings.TrimSpace(out)
 		why := "another action holds " + pane
-		if l, ok := libact.ParseLock(held); ok {
-			why = fmt.Sprintf("%s holds %s (pid %d, for %d ms more)", l.Name, pane, l.PID, max(l.ExpiryMS-b.now(), 0))
+		if l, ok := act.ParseLock(held); ok {
+			why = fmt.Sprintf("%s holds %s (pid %d, for %d ms more)", l.Name, pane, l.PID, max(l.ExpiryMS-b.Now(), 0))
 		}
-		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeRefused, libact.ReasonLocked)), why
+		return b.finish(a, batch, s.t, act.NewResult(a.Name, pane, act.OutcomeRefused, act.ReasonLocked)), why
 	}
 
 	// Under the lock: one fresh read, the gate again, the binders.
 	release := func(extra ...string) {
-		rel, err := tmux.Write{Pane: pane, Guard: libact.ReleaseGuard(lk), Sets: []tmux.Set{{Name: libact.LockOption, Unset: true}}}.Line()
+		rel, err := tmux.Write{Pane: pane, Guard: act.ReleaseGuard(lk), Sets: []tmux.Set{{Name: act.LockOption, Unset: true}}}.Line()
 		if err == nil {
 			_, _ = srv.Exec(ctx, append(extra, rel))
 		}
@@ -271,20 +271,20 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 	f, err := b.cycle(pane, nil)
 	if err != nil {
 		release()
-		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeError, "")), err.Error()
+		return b.finish(a, batch, s.t, act.NewResult(a.Name, pane, act.OutcomeError, "")), err.Error()
 	}
 	srv = b.server(f)
 	t, _, exists := b.target(f, pane)
 	if !exists {
-		return b.finish(a, batch, s.t, libact.NewResult(a.Name, pane, libact.OutcomeVanished, libact.ReasonPaneGone)), "pane " + pane + " is gone"
+		return b.finish(a, batch, s.t, act.NewResult(a.Name, pane, act.OutcomeVanished, act.ReasonPaneGone)), "pane " + pane + " is gone"
 	}
-	if v := libact.Gate(a, t, b.c.Force); !v.Fireable() {
+	if v := act.Gate(a, t, b.Req.Force); !v.Fireable() {
 		release()
-		return b.finish(a, batch, t, libact.NewResult(a.Name, pane, libact.OutcomeRefused, v.Reason)), v.Why + " (read under the lock)"
+		return b.finish(a, batch, t, act.NewResult(a.Name, pane, act.OutcomeRefused, v.Reason)), v.Why + " (read under the lock)"
 	}
-	if e := b.c.ExpectEpisodeMS; e != nil && *e != t.EpisodeMS {
+	if e := b.Req.ExpectEpisodeMS; e != nil && *e != t.EpisodeMS {
 		release()
-		return b.finish(a, batch, t, libact.NewResult(a.Name, pane, libact.OutcomeRefused, libact.ReasonEpisodeChanged)),
+		return b.finish(a, batch, t, act.NewResult(a.Name, pane, act.OutcomeRefused, act.ReasonEpisodeChanged)),
 			fmt.Sprintf("%s is in episode %d, not %d", pane, t.EpisodeMS, *e)
 	}
 
@@ -292,23 +292,23 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 	if p := f.Pane(pane); p != nil {
 		reqID = p.Opts[lane.Option]
 	}
-	if e := b.c.ExpectRequest; e != nil && *e != reqID {
+	if e := b.Req.ExpectRequest; e != nil && *e != reqID {
 		release()
 		held := "no permission request"
 		if reqID != "" {
 			held = "request " + reqID
 		}
-		return b.finish(a, batch, t, libact.NewResult(a.Name, pane, libact.OutcomeRefused, libact.ReasonRequestGone)),
+		return b.finish(a, batch, t, act.NewResult(a.Name, pane, act.OutcomeRefused, act.ReasonRequestGone)),
 			fmt.Sprintf("%s carries %s, not %s", pane, held, *e)
 	}
 
-	var r libact.Result
+	var r act.Result
 	why := ""
 	var extra []string
 	var sup *child.Spawned // a detached action's supervisor, which takes the lock over
 	b.viaAPI = false
 	switch a.Kind {
-	case libact.KindKeys:
+	case act.KindKeys:
 		// OpenCode's own server, when the pane names one and the request
 		// it waits on: the answer goes there, and no key is pressed.
 		if ans, _, ok, _ := b.apiTarget(a, f, pane, t.Agent); ok {
@@ -321,7 +321,7 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 			replied = b.reply(pane, reqID, arm)
 		}
 		if replied {
-			r = libact.NewResult(a.Name, pane, libact.OutcomeReplied, "")
+			r = act.NewResult(a.Name, pane, act.OutcomeReplied, "")
 			// tma's own reply landed: the request is answered.
 			if l, err := (tmux.Write{Pane: pane, Guard: "#{==:#{" + lane.Option + "}," + reqID + "}",
 				Sets: []tmux.Set{{Name: lane.Option, Unset: true}}}).Line(); err == nil {
@@ -330,9 +330,9 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 			break
 		}
 		r, why = b.sendKeys(srv, a, pane, a.Keys[t.Agent])
-	case libact.KindText:
-		r, why = b.sendText(srv, a, pane, *b.c.Text, a.Text[t.Agent].Suffix)
-	case libact.KindExec:
+	case act.KindText:
+		r, why = b.sendText(srv, a, pane, *b.Req.Text, a.Text[t.Agent].Suffix)
+	case act.KindExec:
 		if a.Detach {
 			r, why, sup = b.spawn(a, f, pane, t, batch)
 			break
@@ -341,14 +341,14 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 	}
 	// The repeat run rides the release: same action, same episode.
 	repeat := 0
-	if libact.Rank(r) == 0 {
-		v, n := libact.NextRepeat(f.Pane(pane).Opts[libact.RepeatOption], t.EpisodeMS, a.Name)
-		if l, err := (tmux.Write{Pane: pane, Sets: []tmux.Set{{Name: libact.RepeatOption, Value: v}}}).Line(); err == nil {
+	if act.Rank(r) == 0 {
+		v, n := act.NextRepeat(f.Pane(pane).Opts[act.RepeatOption], t.EpisodeMS, a.Name)
+		if l, err := (tmux.Write{Pane: pane, Sets: []tmux.Set{{Name: act.RepeatOption, Value: v}}}).Line(); err == nil {
 			extra = append(extra, l)
 		}
-		if n >= libact.RepeatWarn {
+		if n >= act.RepeatWarn {
 			repeat = n
-			fmt.Fprintf(b.e.Stderr, "tma: %d consecutive %s on %s in this episode; the agent may be re-asking\n", n, a.Name, pane)
+			fmt.Fprintf(b.Stderr, "tma: %d consecutive %s on %s in this episode; the agent may be re-asking\n", n, a.Name, pane)
 		}
 	}
 	if sup != nil {
@@ -362,20 +362,21 @@ func (b *broker) fire(a *libact.Action, s *shot, batch string) (libact.Result, s
 }
 
 // finish audits a result decided inside fire before any dispatch.
-func (b *broker) finish(a *libact.Action, batch string, t libact.Target, r libact.Result) libact.Result {
+func (b *Broker) finish(a *act.Action, batch string, t act.Target, r act.Result) act.Result {
 	b.audit(a, batch, r.Pane, t, r, 0)
 	return r
 }
 
-func paneGone(stderr string) bool {
+// PaneGone reports a tmux error that names a pane which is gone.
+func PaneGone(stderr string) bool {
 	return strings.Contains(stderr, "can't find pane") || strings.Contains(stderr, "no such pane")
 }
 
 // sendKeys delivers a key sequence: runs of key names in one send-keys each
 // (one call for approve, deny, interrupt), a literal text item typed with
 // -l and the keys after it only once it shows.
-func (b *broker) sendKeys(srv *tmux.Client, a *libact.Action, pane string, seq []string) (libact.Result, string) {
-	for _, st := range libact.Steps(seq) {
+func (b *Broker) sendKeys(srv *tmux.Client, a *act.Action, pane string, seq []string) (act.Result, string) {
+	for _, st := range act.Steps(seq) {
 		var why string
 		var ok bool
 		if st.Literal != "" {
@@ -387,12 +388,12 @@ func (b *broker) sendKeys(srv *tmux.Client, a *libact.Action, pane string, seq [
 			return b.deliveryFailure(a, pane, why)
 		}
 	}
-	return libact.NewResult(a.Name, pane, libact.OutcomeSent, ""), ""
+	return act.NewResult(a.Name, pane, act.OutcomeSent, ""), ""
 }
 
 // sendText types the payload exactly as given, waits until it shows, then
 // presses the suffix keys in one send-keys.
-func (b *broker) sendText(srv *tmux.Client, a *libact.Action, pane, text string, suffix []string) (libact.Result, string) {
+func (b *Broker) sendText(srv *tmux.Client, a *act.Action, pane, text string, suffix []string) (act.Result, string) {
 	if ok, why := b.typeText(srv, pane, text); !ok {
 		return b.deliveryFailure(a, pane, why)
 	}
@@ -401,19 +402,19 @@ func (b *broker) sendText(srv *tmux.Client, a *libact.Action, pane, text string,
 			return b.deliveryFailure(a, pane, why)
 		}
 	}
-	return libact.NewResult(a.Name, pane, libact.OutcomeSent, ""), ""
+	return act.NewResult(a.Name, pane, act.OutcomeSent, ""), ""
 }
 
-func (b *broker) deliveryFailure(a *libact.Action, pane, why string) (libact.Result, string) {
+func (b *Broker) deliveryFailure(a *act.Action, pane, why string) (act.Result, string) {
 	if strings.HasPrefix(why, "gone:") {
-		return libact.NewResult(a.Name, pane, libact.OutcomeVanished, libact.ReasonPaneGone), "pane " + pane + " is gone"
+		return act.NewResult(a.Name, pane, act.OutcomeVanished, act.ReasonPaneGone), "pane " + pane + " is gone"
 	}
-	return libact.NewResult(a.Name, pane, libact.OutcomeError, ""), why
+	return act.NewResult(a.Name, pane, act.OutcomeError, ""), why
 }
 
 // keys sends key names in one send-keys call; `--` keeps a key from a
 // user's manifest from ever reading as a flag.
-func (b *broker) keys(srv *tmux.Client, pane string, keys []string) (bool, string) {
+func (b *Broker) keys(srv *tmux.Client, pane string, keys []string) (bool, string) {
 	words := []string{"send-keys", "-t", pane, "--"}
 	for _, k := range keys {
 		words = append(words, tmux.Quote(k))
@@ -424,10 +425,10 @@ func (b *broker) keys(srv *tmux.Client, pane string, keys []string) (bool, strin
 // typeText types text literally and waits (bounded by TypedWait) until it
 // shows once more on the screen than before: an Enter that lands right
 // behind typed characters is dropped by some agents (docs/actions.md).
-func (b *broker) typeText(srv *tmux.Client, pane, text string) (bool, string) {
-	probe := libact.Probe(text)
+func (b *Broker) typeText(srv *tmux.Client, pane, text string) (bool, string) {
+	probe := act.Probe(text)
 	count := func() (int, bool) {
-		shots, err := srv.Capture(common.Background(), []string{pane})
+		shots, err := srv.Capture(context.Background(), []string{pane})
 		if err != nil {
 			return 0, false
 		}
@@ -435,7 +436,7 @@ func (b *broker) typeText(srv *tmux.Client, pane, text string) (bool, string) {
 		if !ok {
 			return 0, false
 		}
-		return strings.Count(libact.Squash(screen.StripANSI(raw)), probe), true
+		return strings.Count(act.Squash(screen.StripANSI(raw)), probe), true
 	}
 	before, _ := count()
 	if ok, why := b.run(srv, "send-keys -t "+pane+" -l -- "+tmux.Quote(text)); !ok {
@@ -454,13 +455,13 @@ func (b *broker) typeText(srv *tmux.Client, pane, text string) (bool, string) {
 
 // run runs one command line; a failure names itself ("gone:" when the pane
 // went away).
-func (b *broker) run(srv *tmux.Client, line string) (bool, string) {
-	_, errs, err := srv.Batch(common.Background(), []string{line})
+func (b *Broker) run(srv *tmux.Client, line string) (bool, string) {
+	_, errs, err := srv.Batch(context.Background(), []string{line})
 	if err != nil {
-		return false, common.DescribeTmuxError(b.e, srv, err)
+		return false, b.DescribeTmuxError(srv, err)
 	}
 	if errs = strings.TrimSpace(errs); errs != "" {
-		if paneGone(errs) {
+		if PaneGone(errs) {
 			return false, "gone: " + errs
 		}
 		return false, "tmux: " + errs
@@ -469,20 +470,20 @@ func (b *broker) run(srv *tmux.Client, line string) (bool, string) {
 }
 
 // exec runs the command with the pane's context in the environment.
-func (b *broker) exec(a *libact.Action, f *fleet.Fleet, pane string, t libact.Target) (libact.Result, string) {
+func (b *Broker) exec(a *act.Action, f *fleet.Fleet, pane string, t act.Target) (act.Result, string) {
 	env := b.childEnv(a, f, pane, t)
-	stdout := b.e.Stdout
-	if b.c.JSON {
-		stdout = b.e.Stderr // stdout carries the result document
+	stdout := b.Stdout
+	if b.Req.JSON {
+		stdout = b.Stderr // stdout carries the result document
 	}
-	o, err := child.Run(a.Command, env, stdout, b.e.Stderr, time.Duration(a.TimeoutMS)*time.Millisecond)
+	o, err := child.Run(a.Command, env, stdout, b.Stderr, time.Duration(a.TimeoutMS)*time.Millisecond)
 	switch {
 	case err != nil:
-		return libact.NewResult(a.Name, pane, libact.OutcomeError, ""), "cannot run sh: " + err.Error()
+		return act.NewResult(a.Name, pane, act.OutcomeError, ""), "cannot run sh: " + err.Error()
 	case o.TimedOut:
-		return libact.NewResult(a.Name, pane, libact.OutcomeTimeout, ""), fmt.Sprintf("killed at timeout_ms (%d ms)", a.TimeoutMS)
+		return act.NewResult(a.Name, pane, act.OutcomeTimeout, ""), fmt.Sprintf("killed at timeout_ms (%d ms)", a.TimeoutMS)
 	}
-	return libact.Exited(a.Name, pane, o.Code), ""
+	return act.Exited(a.Name, pane, o.Code), ""
 }
 
 // contextVars are the TMA_* variables an exec action reads, in dry-run order.
@@ -490,7 +491,7 @@ var contextVars = []string{"TMA_ACTION", "TMA_PANE", "TMA_AGENT", "TMA_STATE", "
 
 // context is the pane's context as TMA_* values: a value with nothing to
 // report is absent.
-func (b *broker) context(a *libact.Action, f *fleet.Fleet, pane string, t libact.Target) map[string]string {
+func (b *Broker) context(a *act.Action, f *fleet.Fleet, pane string, t act.Target) map[string]string {
 	m := map[string]string{"TMA_ACTION": a.Name, "TMA_PANE": pane, "TMA_AGENT": t.Agent, "TMA_STATE": t.State,
 		"TMA_DETAIL": t.Detail, "TMA_SESSION_ID": t.Session, "TMA_CWD": t.CWD, "TMA_TITLE": t.Title}
 	if t.PID > 0 {
@@ -509,7 +510,7 @@ func (b *broker) context(a *libact.Action, f *fleet.Fleet, pane string, t libact
 
 // childEnv is tma's environment without any inherited context or argument
 // variables, plus this pane's context and the --arg values.
-func (b *broker) childEnv(a *libact.Action, f *fleet.Fleet, pane string, t libact.Target) []string {
+func (b *Broker) childEnv(a *act.Action, f *fleet.Fleet, pane string, t act.Target) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -527,7 +528,7 @@ func (b *broker) childEnv(a *libact.Action, f *fleet.Fleet, pane string, t libac
 	if f.Cycle.Server != "" {
 		env = append(env, "TMA_SOCKET_PATH="+f.Cycle.Server) // a tma the command runs lands here
 	}
-	if args := b.c.Arg; len(args) > 0 {
+	if args := b.Req.Arg; len(args) > 0 {
 		env = append(env, "TMA_ARG="+args[0])
 		if len(args) > 1 {
 			for i, v := range args {
@@ -549,24 +550,24 @@ func isContextVar(k string) bool {
 }
 
 // audit appends the [act] log line for one fire attempt.
-func (b *broker) audit(a *libact.Action, batch, pane string, t libact.Target, r libact.Result, repeat int) {
-	path := b.l.Config.ActLog(b.e.Getenv("HOME"))
+func (b *Broker) audit(a *act.Action, batch, pane string, t act.Target, r act.Result, repeat int) {
+	path := b.Config.ActLog(b.Getenv("HOME"))
 	if path == "" {
 		return
 	}
 	kind := a.Kind
 	switch {
 	case b.viaAPI:
-		kind = libact.KindAPI
-	case r.Outcome == libact.OutcomeReplied:
-		kind = libact.KindHook
+		kind = act.KindAPI
+	case r.Outcome == act.OutcomeReplied:
+		kind = act.KindHook
 	}
-	l := libact.AuditLine{Schema: 1, At: b.now(), Source: b.c.Source, Action: a.Name, Kind: kind, Pane: pane,
+	l := act.AuditLine{Schema: 1, At: b.Now(), Source: b.Req.Source, Action: a.Name, Kind: kind, Pane: pane,
 		Outcome: r.Outcome, Reason: r.Reason, ExitCode: r.ExitCode}
 	if batch != "" {
 		l.Batch = &batch
 	}
-	if d := b.device; d != "" {
+	if d := b.Req.Device; d != "" {
 		l.Device = &d
 	}
 	if t.Agent != "" {
@@ -585,46 +586,46 @@ func (b *broker) audit(a *libact.Action, batch, pane string, t libact.Target, r 
 	if t.PendingCall != "" {
 		l.PendingCall = &t.PendingCall
 	}
-	libact.AppendAudit(path, l)
+	act.AppendAudit(path, l)
 }
 
 // report prints the results: the JSON document, or a line per refusal or
 // failure on stderr (and with --all a line per target on stdout). It
 // returns the exit code (the worst target's under --all).
-func (b *broker) report(a *libact.Action, results []libact.Result, why map[string]string) int {
-	if b.slotID != "" {
+func (b *Broker) report(a *act.Action, results []act.Result, why map[string]string) int {
+	if b.Req.Slot != "" {
 		live := false
 		for i := range results {
 			results[i].Cached = &live
 		}
 		// What the receipt records is what this dispatch reports: an error
 		// is fired-unknown in both, so a replay reads as the original.
-		if results[0].Outcome == libact.OutcomeError {
+		if results[0].Outcome == act.OutcomeError {
 			r := ledger.ReasonFiredUnknown
 			results[0].Reason = &r
 		}
 		b.settleSlot(results[0])
 	}
-	if b.c.JSON {
+	if b.Req.JSON {
 		var doc any = results[0]
-		if b.c.All {
-			doc = libact.Envelope{Schema: 1, Results: results}
+		if b.Req.All {
+			doc = act.Envelope{Schema: 1, Results: results}
 		}
-		if out, err := libact.Marshal(doc); err == nil {
-			fmt.Fprintln(b.e.Stdout, string(out))
+		if out, err := act.Marshal(doc); err == nil {
+			fmt.Fprintln(b.Stdout, string(out))
 		}
-	} else if b.c.All {
+	} else if b.Req.All {
 		for _, r := range results {
-			fmt.Fprintf(b.e.Stdout, "%-8s %s\n", r.Pane, outcomeText(r))
+			fmt.Fprintf(b.Stdout, "%-8s %s\n", r.Pane, outcomeText(r))
 		}
 	}
 	for _, r := range results {
-		if libact.Rank(r) == 0 {
+		if act.Rank(r) == 0 {
 			continue
 		}
-		fmt.Fprintf(b.e.Stderr, "tma: %s on %s: %s\n", a.Name, paneName(r.Pane), describe(r, why[r.Pane]))
+		fmt.Fprintf(b.Stderr, "tma: %s on %s: %s\n", a.Name, paneName(r.Pane), describe(r, why[r.Pane]))
 	}
-	return libact.Worst(results)
+	return act.Worst(results)
 }
 
 func paneName(p string) string {
@@ -634,19 +635,19 @@ func paneName(p string) string {
 	return p
 }
 
-func outcomeText(r libact.Result) string {
+func outcomeText(r act.Result) string {
 	switch r.Outcome {
-	case libact.OutcomeRefused:
+	case act.OutcomeRefused:
 		return "refused: " + r.ReasonString()
-	case libact.OutcomeVanished:
+	case act.OutcomeVanished:
 		return "vanished: " + r.ReasonString()
-	case libact.OutcomeExited:
+	case act.OutcomeExited:
 		return fmt.Sprintf("exited %d", r.ExitCode)
 	}
 	return r.Outcome
 }
 
-func describe(r libact.Result, why string) string {
+func describe(r act.Result, why string) string {
 	s := outcomeText(r)
 	if why != "" {
 		s += " (" + why + ")"
@@ -654,15 +655,15 @@ func describe(r libact.Result, why string) string {
 	return s
 }
 
-func textWhy(reason string, a *libact.Action) string {
+func textWhy(reason string, a *act.Action) string {
 	switch reason {
-	case libact.ReasonEmpty:
+	case act.ReasonEmpty:
 		return "the --text payload is empty"
-	case libact.ReasonTooLong:
-		return fmt.Sprintf("the --text payload is over %d bytes", libact.MaxText)
-	case libact.ReasonControlBytes:
+	case act.ReasonTooLong:
+		return fmt.Sprintf("the --text payload is over %d bytes", act.MaxText)
+	case act.ReasonControlBytes:
 		return "the --text payload carries a control character (a steer is one line)"
-	case libact.ReasonSigil:
+	case act.ReasonSigil:
 		return "the --text payload begins with a sigil (" + strings.Join(a.Sigils, " ") + "): a message cannot reach a command"
 	}
 	return ""

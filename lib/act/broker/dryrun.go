@@ -1,10 +1,10 @@
-package act
+package broker
 
 import (
 	"fmt"
 	"strconv"
 
-	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/record"
 )
@@ -12,9 +12,9 @@ import (
 // dryRun reports what a fire would do and fires nothing: no lock, no
 // binders. It exits with the code the fire would start from (0 when it
 // would fire; the worst target's under --all).
-func (b *broker) dryRun(a *libact.Action, f *fleet.Fleet, shots []*shot) int {
-	var results []libact.Result
-	verdict := func(s *shot) (libact.Result, string) {
+func (b *Broker) dryRun(a *act.Action, f *fleet.Fleet, shots []*shot) int {
+	var results []act.Result
+	verdict := func(s *shot) (act.Result, string) {
 		switch {
 		case s.result != nil:
 			why := s.verdict.Why
@@ -23,37 +23,37 @@ func (b *broker) dryRun(a *libact.Action, f *fleet.Fleet, shots []*shot) int {
 			}
 			return *s.result, why
 		case s.locked:
-			l, _ := libact.ParseLock(s.t.Lock)
-			return libact.NewResult(a.Name, s.pane, libact.OutcomeRefused, libact.ReasonLocked),
+			l, _ := act.ParseLock(s.t.Lock)
+			return act.NewResult(a.Name, s.pane, act.OutcomeRefused, act.ReasonLocked),
 				fmt.Sprintf("%s holds it for %d ms more", l.Name, max(l.ExpiryMS-f.Cycle.NowMS, 0))
 		}
-		return libact.NewResult(a.Name, s.pane, libact.OutcomeSent, ""), ""
+		return act.NewResult(a.Name, s.pane, act.OutcomeSent, ""), ""
 	}
-	w := b.e.Stdout
-	if b.c.All {
+	w := b.Stdout
+	if b.Req.All {
 		fmt.Fprintf(w, "targets: %d\n", len(shots))
 		for _, s := range shots {
 			r, _ := verdict(s)
 			v := "would fire"
-			if libact.Rank(r) != 0 {
+			if act.Rank(r) != 0 {
 				v = outcomeText(r)
 			}
 			fmt.Fprintf(w, "%-8s %-12s %s\n", s.pane, s.t.Agent, v)
 			results = append(results, r)
 		}
-		return libact.Worst(results)
+		return act.Worst(results)
 	}
 	s := shots[0]
 	r, why := verdict(s)
 	gate := "fireable"
-	if libact.Rank(r) != 0 {
+	if act.Rank(r) != 0 {
 		gate = describe(r, why)
-	} else if b.c.Force {
+	} else if b.Req.Force {
 		gate = "fireable (--force: the when gate is skipped)"
 	}
 	text := ""
-	if b.c.Text != nil {
-		text = *b.c.Text
+	if b.Req.Text != nil {
+		text = *b.Req.Text
 	}
 	fmt.Fprintf(w, "action:  %s\n", a.Name)
 	fmt.Fprintf(w, "pane:    %s\n", s.pane)
@@ -64,8 +64,8 @@ func (b *broker) dryRun(a *libact.Action, f *fleet.Fleet, shots []*shot) int {
 		fmt.Fprintf(w, "effect:  api: %s (%s server, %s; no keys)\n", ans.Describe(), s.t.Agent, from)
 	} else if id, arm, held := b.heldRequest(a, f, s.pane, s.t.Agent); held && a.Arm(s.t.Agent) {
 		fmt.Fprintf(w, "effect:  hook: reply %s to request %s, held by claude's PermissionRequest hook (no keys)\n", arm.Reply, id)
-	} else if s.t.Agent != "" && a.Arm(s.t.Agent) || a.Kind == libact.KindExec {
-		effect := libact.Effect(a, s.t.Agent, text)
+	} else if s.t.Agent != "" && a.Arm(s.t.Agent) || a.Kind == act.KindExec {
+		effect := act.Effect(a, s.t.Agent, text)
 		if noAPI != "" {
 			effect += " (" + noAPI + ")"
 		}
@@ -93,7 +93,7 @@ func (b *broker) dryRun(a *libact.Action, f *fleet.Fleet, shots []*shot) int {
 			}
 			fmt.Fprintf(w, "  %-14s  %-*s  (%s)\n", k, width, v, ages[k])
 		}
-		if args := b.c.Arg; len(args) > 0 {
+		if args := b.Req.Arg; len(args) > 0 {
 			fmt.Fprintf(w, "  %-14s  %-*s  (--arg)\n", "TMA_ARG", width, args[0])
 			for i, v := range args {
 				if len(args) > 1 {
@@ -107,7 +107,7 @@ func (b *broker) dryRun(a *libact.Action, f *fleet.Fleet, shots []*shot) int {
 
 // ages says how old each context value is: read from tmux this cycle (live)
 // or from a stored stamp (its age).
-func (b *broker) ages(f *fleet.Fleet, pane string) map[string]string {
+func (b *Broker) ages(f *fleet.Fleet, pane string) map[string]string {
 	out := map[string]string{}
 	for _, k := range contextVars {
 		out[k] = "live"

@@ -1,7 +1,8 @@
-package act
+package broker
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,49 +10,47 @@ import (
 	"strings"
 	"time"
 
-	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/child"
-	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/fleet"
 	libnotify "github.com/tmaproject/tma/lib/notify"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
-// superviseCmd is the detached supervisor of a detach = true action: the
-// broker starts it with the child's environment and hands it the pane lock
-// on stdin; it runs the command, holds the lock until the child ends,
-// releases it and reports the completion. Not for people.
-type superviseCmd struct {
-	Action    string `name:"action" required:"" help:"the action."`
-	Pane      string `name:"pane" required:"" help:"the pane it fired on."`
-	Agent     string `name:"agent" help:"the pane's agent when it fired."`
-	Locator   string `name:"locator" help:"the pane's locator when it fired."`
-	TimeoutMS int64  `name:"timeout-ms" required:"" help:"detach_timeout_ms."`
-	Source    string `name:"source" default:"cli" help:"the surface that fired it, for the audit log."`
-	Batch     string `name:"batch" help:"the --all batch it belonged to."`
-	Device    string `name:"device" help:"act --device."`
-	EpisodeMS int64  `name:"episode-ms" help:"the pane's episode when it fired."`
-	Command   string `arg:"" help:"the command (sh -c)."`
+// Supervision is what a detach = true fire hands its supervisor on the
+// command line (tma-act supervise): the supervisor runs the command, holds
+// the lock until the child ends, releases it and reports the completion.
+type Supervision struct {
+	Action    string
+	Pane      string
+	Agent     string // the pane's agent when it fired
+	Locator   string // the pane's locator when it fired
+	TimeoutMS int64  // detach_timeout_ms
+	Source    string // the surface that fired it, for the audit log
+	Batch     string // the --all batch it belonged to
+	Device    string // act --device
+	EpisodeMS int64  // the pane's episode when it fired
+	Command   string // sh -c
 }
 
 // spawn starts the supervisor of a detached action and returns at once:
 // outcome spawned. The supervisor waits for the lock value on its stdin
 // (what fire hands it once the lock is swapped to its pid), so the child
 // never runs before the broker is done with the pane.
-func (b *broker) spawn(a *libact.Action, f *fleet.Fleet, pane string, t libact.Target, batch string) (libact.Result, string, *child.Spawned) {
+func (b *Broker) spawn(a *act.Action, f *fleet.Fleet, pane string, t act.Target, batch string) (act.Result, string, *child.Spawned) {
 	self, err := os.Executable()
 	if err != nil {
-		return libact.NewResult(a.Name, pane, libact.OutcomeError, ""), "cannot find tma-act to supervise the action: " + err.Error(), nil
+		return act.NewResult(a.Name, pane, act.OutcomeError, ""), "cannot find tma-act to supervise the action: " + err.Error(), nil
 	}
 	argv := []string{self}
 	if f.Cycle.Server != "" {
 		argv = append(argv, "-S", f.Cycle.Server) // the same server, whatever named it (D-004)
 	}
-	if cfg := b.l.ConfigPath; cfg != "" && (b.g.Config != "" || b.e.Getenv("TMA_CONFIG") != "") {
-		argv = append(argv, "--config", cfg)
+	if b.ConfigArg != "" {
+		argv = append(argv, "--config", b.ConfigArg)
 	}
-	argv = append(argv, "supervise", "--action", a.Name, "--pane", pane, "--timeout-ms", strconv.FormatInt(a.DetachTimeoutMS, 10), "--source", b.c.Source)
+	argv = append(argv, "supervise", "--action", a.Name, "--pane", pane, "--timeout-ms", strconv.FormatInt(a.DetachTimeoutMS, 10), "--source", b.Req.Source)
 	if t.Agent != "" {
 		argv = append(argv, "--agent", t.Agent)
 	}
@@ -61,8 +60,8 @@ func (b *broker) spawn(a *libact.Action, f *fleet.Fleet, pane string, t libact.T
 	if batch != "" {
 		argv = append(argv, "--batch", batch)
 	}
-	if b.device != "" {
-		argv = append(argv, "--device", b.device)
+	if b.Req.Device != "" {
+		argv = append(argv, "--device", b.Req.Device)
 	}
 	if t.EpisodeMS > 0 {
 		argv = append(argv, "--episode-ms", strconv.FormatInt(t.EpisodeMS, 10))
@@ -70,9 +69,9 @@ func (b *broker) spawn(a *libact.Action, f *fleet.Fleet, pane string, t libact.T
 	argv = append(argv, "--", a.Command)
 	sup, err := child.Detach(argv, b.childEnv(a, f, pane, t))
 	if err != nil {
-		return libact.NewResult(a.Name, pane, libact.OutcomeError, ""), "cannot start the supervisor: " + err.Error(), nil
+		return act.NewResult(a.Name, pane, act.OutcomeError, ""), "cannot start the supervisor: " + err.Error(), nil
 	}
-	return libact.NewResult(a.Name, pane, libact.OutcomeSpawned, ""), "", sup
+	return act.NewResult(a.Name, pane, act.OutcomeSpawned, ""), "", sup
 }
 
 // handOver moves the lock to the supervisor (its pid in the value, so
@@ -80,12 +79,12 @@ func (b *broker) spawn(a *libact.Action, f *fleet.Fleet, pane string, t libact.T
 // own value, with the lines that ride the release, then gives the
 // supervisor the value it holds. A swap that cannot be written leaves the
 // broker's value, and that is the one handed over.
-func (b *broker) handOver(srv *tmux.Client, pane string, lk libact.Lock, sup *child.Spawned, extra []string) {
+func (b *Broker) handOver(srv *tmux.Client, pane string, lk act.Lock, sup *child.Spawned, extra []string) {
 	held := lk
 	held.PID = sup.PID
-	swap, err := tmux.Write{Pane: pane, Guard: libact.ReleaseGuard(lk), Sets: []tmux.Set{{Name: libact.LockOption, Value: held.String()}}}.Line()
+	swap, err := tmux.Write{Pane: pane, Guard: act.ReleaseGuard(lk), Sets: []tmux.Set{{Name: act.LockOption, Value: held.String()}}}.Line()
 	if err == nil {
-		if _, err = srv.Exec(common.Background(), append(extra, swap)); err != nil {
+		if _, err = srv.Exec(context.Background(), append(extra, swap)); err != nil {
 			held = lk
 		}
 	}
@@ -96,26 +95,29 @@ func (b *broker) handOver(srv *tmux.Client, pane string, lk libact.Lock, sup *ch
 // HandOverWait bounds how long a supervisor waits for its lock.
 const HandOverWait = 30 * time.Second
 
-// supervise is the supervisor's main: it always exits 0, since nobody
-// reads its status; what happened goes to the completion and the logs.
-func supervise(e *common.Env, g *common.Globals, c *superviseCmd) int {
-	lk, ok := readLock(e.Stdin)
+// Supervise is the supervisor's main: it always exits 0, since nobody
+// reads its status; what happened goes to the completion and the logs. The
+// config (configPath as --config gave it) is read once the child is done,
+// with the child's context gone from the environment; tmuxFor is the
+// client for the server that config names.
+func Supervise(stdin io.Reader, c Supervision, lookup func(string) (string, bool), configPath string, tmuxFor func(*config.Config) *tmux.Client) int {
+	lk, ok := readLock(stdin)
 	if !ok {
 		return 0 // the broker never handed the lock over: it did not fire
 	}
 	// The environment is the child's, as the broker built it.
 	o, err := child.Run(c.Command, os.Environ(), io.Discard, io.Discard, time.Duration(c.TimeoutMS)*time.Millisecond)
 	comp := &libnotify.Completion{Action: c.Action, Pane: c.Pane, Agent: c.Agent, Locator: c.Locator}
-	res := libact.Exited(c.Action, c.Pane, o.Code)
+	res := act.Exited(c.Action, c.Pane, o.Code)
 	switch {
 	case err != nil:
-		comp.Outcome = libact.OutcomeError
-		res = libact.NewResult(c.Action, c.Pane, libact.OutcomeError, "")
+		comp.Outcome = act.OutcomeError
+		res = act.NewResult(c.Action, c.Pane, act.OutcomeError, "")
 	case o.TimedOut:
-		comp.Outcome = libact.OutcomeTimeout
-		res = libact.NewResult(c.Action, c.Pane, libact.OutcomeTimeout, "")
+		comp.Outcome = act.OutcomeTimeout
+		res = act.NewResult(c.Action, c.Pane, act.OutcomeTimeout, "")
 	default:
-		comp.Outcome = libact.OutcomeExited
+		comp.Outcome = act.OutcomeExited
 		code := o.Code
 		comp.ExitCode = &code
 	}
@@ -126,18 +128,19 @@ func supervise(e *common.Env, g *common.Globals, c *superviseCmd) int {
 			_ = os.Unsetenv(k)
 		}
 	}
-	cfg, _, cerr := config.LoadResolved(g.Config, config.Env(e.Lookup))
+	cfg, _, cerr := config.LoadResolved(configPath, config.Env(lookup))
 	if cerr != nil {
 		cfg = config.Default()
 	}
-	tc := g.Tmux(e, cfg)
+	tc := tmuxFor(cfg)
 	tty, clients, released := release(tc, c.Pane, lk)
 	comp.LockReleaseFailed = !released
 	home, _ := os.UserHomeDir()
 	now := time.Now().UnixMilli()
-	s := libnotify.Settings{Config: cfg, Env: config.Env(e.Lookup), Getenv: e.Getenv, Home: home}
-	libnotify.FireCompletion(common.Background(), s, tc, comp, clients, tty, now)
-	l := libact.AuditLine{Schema: 1, At: now, Source: c.Source, Action: c.Action, Kind: libact.KindExec, Pane: c.Pane,
+	getenv := func(k string) string { v, _ := lookup(k); return v }
+	s := libnotify.Settings{Config: cfg, Env: config.Env(lookup), Getenv: getenv, Home: home}
+	libnotify.FireCompletion(context.Background(), s, tc, comp, clients, tty, now)
+	l := act.AuditLine{Schema: 1, At: now, Source: c.Source, Action: c.Action, Kind: act.KindExec, Pane: c.Pane,
 		Outcome: res.Outcome, Reason: res.Reason, ExitCode: res.ExitCode}
 	if c.Batch != "" {
 		l.Batch = &c.Batch
@@ -151,13 +154,13 @@ func supervise(e *common.Env, g *common.Globals, c *superviseCmd) int {
 	if c.EpisodeMS > 0 {
 		l.EpisodeMS = &c.EpisodeMS
 	}
-	libact.AppendAudit(cfg.ActLog(home), l)
+	act.AppendAudit(cfg.ActLog(home), l)
 	return 0
 }
 
 // readLock reads the lock value the broker hands over: one line, bounded
 // in size and time.
-func readLock(r io.Reader) (libact.Lock, bool) {
+func readLock(r io.Reader) (act.Lock, bool) {
 	ch := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(io.LimitReader(r, 512)).ReadString('\n')
@@ -165,9 +168,9 @@ func readLock(r io.Reader) (libact.Lock, bool) {
 	}()
 	select {
 	case s := <-ch:
-		return libact.ParseLock(s)
+		return act.ParseLock(s)
 	case <-time.After(HandOverWait):
-		return libact.Lock{}, false
+		return act.Lock{}, false
 	}
 }
 
@@ -177,15 +180,15 @@ func readLock(r io.Reader) (libact.Lock, bool) {
 // the attached clients. released is false only when the pane still holds
 // this lock afterwards or tmux could not be asked; a pane that is gone
 // took its lock with it.
-func release(tc *tmux.Client, pane string, lk libact.Lock) (tty string, clients []string, released bool) {
-	rel, err := tmux.Write{Pane: pane, Guard: libact.ReleaseGuard(lk), Sets: []tmux.Set{{Name: libact.LockOption, Unset: true}}}.Line()
+func release(tc *tmux.Client, pane string, lk act.Lock) (tty string, clients []string, released bool) {
+	rel, err := tmux.Write{Pane: pane, Guard: act.ReleaseGuard(lk), Sets: []tmux.Set{{Name: act.LockOption, Unset: true}}}.Line()
 	if err != nil {
 		return "", nil, false
 	}
-	out, _, err := tc.Batch(common.Background(), []string{rel,
+	out, _, err := tc.Batch(context.Background(), []string{rel,
 		// The pane id rides each line: display falls back to another pane
 		// when this one is gone, and that pane's tty must not ring.
-		"display -p -t " + pane + " 'lock:#{pane_id}:#{" + libact.LockOption + "}'",
+		"display -p -t " + pane + " 'lock:#{pane_id}:#{" + act.LockOption + "}'",
 		"display -p -t " + pane + " 'tty:#{pane_id}:#{pane_tty}'",
 		"list-clients -F 'client:#{client_name}'"})
 	if err != nil {
