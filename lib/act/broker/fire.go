@@ -85,7 +85,7 @@ func (b *Broker) Fire() int {
 	}
 
 	var git *gitinfo.Resolver
-	if b.Req.Selector.NeedsGit() {
+	if b.Req.Selector != nil && b.Req.Selector.NeedsGit() {
 		git = gitinfo.New()
 	}
 	f, err := b.cycle("", git)
@@ -161,7 +161,7 @@ func (b *Broker) resolve(f *fleet.Fleet) ([]string, int) {
 	case c.All || b.Req.Selected:
 		var out []string
 		for _, r := range f.Rows {
-			if b.Req.Selector.Match(r) {
+			if b.Req.Selector == nil || b.Req.Selector.Match(r) {
 				out = append(out, r.Row.Pane)
 			}
 		}
