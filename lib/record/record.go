@@ -120,6 +120,11 @@ type Pane struct {
 	CaptureSkipped    string   `json:"capture_skipped,omitempty"`
 	Notes             []string `json:"notes,omitempty"`
 
+	// QuietEdge is the last output (epoch ms) of a burst the pane has since
+	// been quiet after for [daemon] quiet_ms: an active->quiet edge, which
+	// only the daemon's scan reports, once per burst.
+	QuietEdge int64 `json:"quiet_edge_ms,omitempty"`
+
 	Verdict *Verdict `json:"verdict,omitempty"`
 }
 

@@ -27,7 +27,10 @@ type Options struct {
 	Now        func() int64 // epoch ms
 	Pane       string       // scan only this pane (still one list call)
 	NoCapture  bool         // doctor-style read: observe, never capture
-	CaptureAll bool         // explain: read every agent screen the fold would match
+	CaptureAll bool         // explain, and the daemon's sweep: read every agent screen the fold would match
+	// Edges are the panes whose output went quiet since the last cycle, each
+	// with its burst's last output: their panes carry the edge and are read.
+	Edges map[string]int64
 }
 
 // Result is one observed cycle.
@@ -79,7 +82,8 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 			p.Procs = -1
 		}
 		p.ViewerActivity = viewers[p.Pane]
-		if !o.NoCapture && (needsCapture(p, o.Tuning) || o.CaptureAll && capturable(p)) {
+		p.QuietEdge = o.Edges[p.Pane]
+		if !o.NoCapture && (needsCapture(p, o.Tuning) || (o.CaptureAll || p.QuietEdge > 0) && capturable(p)) {
 			want = append(want, p.Pane)
 		}
 		res.Panes = append(res.Panes, p)

@@ -27,6 +27,7 @@ type Pusher struct {
 	procs  map[string]*exec.Cmd // session id -> its control client
 	dead   map[string]time.Time // session id -> when its client failed
 	live   sync.WaitGroup       // one per control client not yet reaped
+	output map[string]int64     // pane id -> its latest %output (epoch ms), since TakeOutput
 }
 
 // MaxControlClients bounds the control clients one follower keeps.
@@ -39,7 +40,7 @@ const ReprobeAfter = 30 * time.Second
 // NewPusher returns a pusher for the client's server; call Sync each cycle
 // with the sessions it saw.
 func (c *Client) NewPusher() *Pusher {
-	return &Pusher{C: make(chan struct{}, 1), client: c, procs: map[string]*exec.Cmd{}, dead: map[string]time.Time{}}
+	return &Pusher{C: make(chan struct{}, 1), client: c, procs: map[string]*exec.Cmd{}, dead: map[string]time.Time{}, output: map[string]int64{}}
 }
 
 func (p *Pusher) push() {
@@ -110,9 +111,16 @@ func (p *Pusher) attach(session string) error {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
-			if pushes(sc.Text()) {
-				p.push()
+			line := sc.Text()
+			if !pushes(line) {
+				continue
 			}
+			if pane := outputPane(line); pane != "" {
+				p.mu.Lock()
+				p.output[pane] = time.Now().UnixMilli()
+				p.mu.Unlock()
+			}
+			p.push()
 		}
 		_ = stdin.Close()
 		_ = cmd.Wait()
@@ -136,6 +144,36 @@ func pushes(line string) bool {
 		}
 	}
 	return false
+}
+
+// outputPane is the pane a %output (or %extended-output) line is about, ""
+// for any other line.
+func outputPane(line string) string {
+	rest, ok := strings.CutPrefix(line, "%output ")
+	if !ok {
+		if rest, ok = strings.CutPrefix(line, "%extended-output "); !ok {
+			return ""
+		}
+	}
+	id, _, _ := strings.Cut(rest, " ")
+	if !ValidPaneID(id) {
+		return ""
+	}
+	return id
+}
+
+// TakeOutput returns, per pane, when it last wrote output since the previous
+// call (epoch ms), and forgets them: the raw material of the daemon's
+// active->quiet edges.
+func (p *Pusher) TakeOutput() map[string]int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.output) == 0 {
+		return nil
+	}
+	out := p.output
+	p.output = map[string]int64{}
+	return out
 }
 
 // CloseWait bounds how long Close waits for the killed clients to be

@@ -236,7 +236,7 @@ func foreground(e *common.Env, g *common.Globals, srv *Server, isDetached bool) 
 		stageArgs = append(stageArgs, "--manifest-dir", g.ManifestDir)
 	}
 	stages := []serve.Stage{
-		{Name: "tma-scan", Path: libdaemon.FindTool("tma-scan"), Args: append(append([]string{}, stageArgs...), "--follow", "--interval", Interval.String())},
+		{Name: "tma-scan", Path: libdaemon.FindTool("tma-scan"), Args: append(append([]string{}, stageArgs...), "--follow", "--daemon", "--interval", Interval.String())},
 		{Name: "tma-fold", Path: libdaemon.FindTool("tma-fold"), Args: stageArgs},
 		// The daemon's stamp fires [notify] for the episodes it wins, with
 		// the triggers only a resident process can watch (stall,

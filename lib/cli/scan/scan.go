@@ -23,6 +23,7 @@ type cli struct {
 	Follow     bool          `name:"follow" help:"keep going: a cycle every --interval, and early when tmux pushes a change (control mode)."`
 	Interval   time.Duration `name:"interval" default:"1s" help:"the cycle cadence with --follow."`
 	NoPush     bool          `name:"no-push" help:"with --follow, poll only: no control-mode clients."`
+	Daemon     bool          `name:"daemon" help:"with --follow, the daemon's scan: a reconciliation sweep every [daemon] sweep_secs, and each pane's active->quiet edge after quiet_ms."`
 	Timing     bool          `name:"debug-timing" help:"say on stderr what the cycle cost, phase by phase, and which panes were captured or capture-skipped."`
 }
 
@@ -70,7 +71,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return common.ExitOK
 	}
-	return follow(e, w, tc, opts, rl, c.Interval, !c.NoPush, fail)
+	return follow(e, w, tc, opts, rl, c.Interval, !c.NoPush, c.Daemon, fail)
 }
 
 // timing is --debug-timing: the phases' cost, then every agent pane as
@@ -131,7 +132,7 @@ const (
 // It ends with its pipeline (see lib/lifeline): on its parent's death or an
 // ending signal it detaches its control clients and exits with the shell's
 // code for the signal; when its reader is gone, at once.
-func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Options, rl *common.Reloader, interval time.Duration, push bool, fail func(string, int) int) int {
+func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Options, rl *common.Reloader, interval time.Duration, push, daemon bool, fail func(string, int) int) int {
 	lifeline.DieWithReader(e.Stdout)
 	ctx, stop := lifeline.Context(common.Background())
 	defer stop()
@@ -152,11 +153,27 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 		return common.ExitFail
 	}
 	noted := false
-	var last time.Time
+	var last, swept time.Time
+	var edges libscan.Edges
+	captureAll := opts.CaptureAll
 	for {
 		last = time.Now()
 		l := rl.Get()
 		opts.Manifests, opts.Tuning = l.Manifests, l.Tuning()
+		quiet := int64(l.Config.Daemon.QuietMS)
+		if daemon {
+			if pusher != nil {
+				edges.Note(pusher.TakeOutput())
+			}
+			opts.Edges = edges.Due(last.UnixMilli(), quiet)
+			// The sweep reads every agent screen, the skip rule's stamps
+			// included, so whatever a push missed is repaired within it.
+			sweep := time.Duration(l.Config.Daemon.SweepSecs) * time.Second
+			opts.CaptureAll = captureAll || swept.IsZero() || last.Sub(swept) >= sweep
+			if opts.CaptureAll {
+				swept = last
+			}
+		}
 		res, err := libscan.Run(ctx, tc, opts)
 		if ctx.Err() != nil {
 			return ended()
@@ -177,7 +194,11 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 				pusher.Sync(sessions(res))
 			}
 		}
-		timer := time.NewTimer(interval - time.Since(last))
+		wait := interval - time.Since(last)
+		if next := edges.Next(quiet); next > 0 {
+			wait = min(wait, time.Until(time.UnixMilli(next)))
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			return ended()
