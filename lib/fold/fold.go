@@ -8,15 +8,17 @@ import (
 	"github.com/tmaproject/tma/lib/screen"
 )
 
-// Tuning is the [fold] section of the config, in seconds.
+// Tuning is the [fold] section of the config, in seconds, and [daemon]
+// demote_edges (0: no demotion; see demote.go).
 type Tuning struct {
 	DwellSecs        int
 	HookDecaySecs    int
 	BlockedDecaySecs int
+	DemoteEdges      int
 }
 
 // DefaultTuning is the manual's defaults.
-var DefaultTuning = Tuning{DwellSecs: 3, HookDecaySecs: 60, BlockedDecaySecs: 300}
+var DefaultTuning = Tuning{DwellSecs: 3, HookDecaySecs: 60, BlockedDecaySecs: 300, DemoteEdges: 5}
 
 // ClockStepMS is how far @agent_since may run ahead of @agent_stamped_at
 // before the tuple counts as settled under a backward clock step.
@@ -33,6 +35,14 @@ const (
 	UnblockGraceMS   = 1000
 	UnblockConfirmMS = 500
 )
+
+// BackgroundDetail is the detail of a working claim made while the agent's
+// turn has ended but work it started runs on in the background (Claude's
+// Stop listing a running background task). The screen never releases or
+// expires such a claim: between the turns the agent draws its idle prompt
+// box, and only the agent's own next event (the Stop once the last task
+// has ended) says the work is over.
+const BackgroundDetail = "background"
 
 // RegReapMS is how long a registration with no pid may sit in a pane that
 // holds nothing but a shell before it is reaped.
@@ -54,6 +64,7 @@ type folder struct {
 	prior   record.Prior
 	v       *record.Verdict
 	explain bool
+	dem     demotion
 }
 
 func (f *folder) note(format string, args ...any) {
@@ -68,7 +79,9 @@ func (f *folder) note(format string, args ...any) {
 func Fold(p *record.Pane, a *manifest.Agent, t Tuning, explain bool) *record.Verdict {
 	f := &folder{p: p, a: a, t: t, prior: record.ParsePrior(p.Opts), explain: explain}
 	f.v = &record.Verdict{Action: record.ActNone}
+	f.startDemotion()
 	f.fold()
+	f.keepDemotion()
 	return f.v
 }
 
@@ -159,6 +172,10 @@ func (f *folder) fold() {
 		state, detail, label = best.Rule.State, best.Rule.Detail, "rule "+ruleLabel(best.Rule)
 	}
 
+	if hookClaim && f.demoted(state, at) {
+		hookClaim = false
+		f.v.MayOverride = true
+	}
 	if hookClaim {
 		f.v.MayOverride = false
 		switch {
@@ -168,7 +185,7 @@ func (f *folder) fold() {
 			f.v.MayOverride = true
 			f.note("blocker chrome in a capture newer than the %s hook claim: overrides it", prior.State)
 			f.decide(state, detail, "capture", at, label, at-1)
-		case state != "" && state != prior.State && at-prior.EvidenceAt > f.t.Decay(prior.State) && f.a.IsVisible(prior.State):
+		case state != "" && state != prior.State && at-prior.EvidenceAt > f.t.Decay(prior.State) && f.a.IsVisible(prior.State) && !f.background():
 			f.v.MayOverride = true
 			f.note("hook claim %s is %ds old (window %ds), the manifest sees %s on screen, and the screen shows %s: expired",
 				prior.State, (at-prior.EvidenceAt)/1000, f.t.Decay(prior.State)/1000, prior.State, state)
@@ -187,6 +204,10 @@ func (f *folder) fold() {
 			f.note("the %s claim's screen is gone (answered, dismissed or interrupted with no event) and %s chrome is on screen: released", prior.State, state)
 			f.decide(state, detail, "capture", at, label, prior.EvidenceAt)
 		default:
+			if f.background() && state == "idle" {
+				f.hold("working/background claim: the agent's own Stop ends it, its idle prompt box between turns does not", true)
+				return
+			}
 			f.hold(fmt.Sprintf("hook claim %s holds (screen: %s)", prior.State, orDash(state)), true)
 		}
 		return
@@ -248,15 +269,20 @@ func (f *folder) decide(state, detail, source string, at int64, label string, gu
 // other chrome once its dialog is gone (a reject or an interrupt with Esc);
 // a working claim yields to idle chrome (an interrupt with Esc), but only
 // for an agent whose manifest sees idle on screen: Codex draws its idle
-// composer while it streams.
+// composer while it streams. A background claim is never released.
 func (f *folder) releasable(claim, screen string) bool {
 	switch claim {
 	case "blocked":
 		return screen != "" && screen != "blocked" && f.a.IsVisible("blocked")
 	case "working":
-		return screen == "idle" && f.a.IsVisible("idle")
+		return screen == "idle" && f.a.IsVisible("idle") && !f.background()
 	}
 	return false
+}
+
+// background: the stored claim is a hook's working/background.
+func (f *folder) background() bool {
+	return f.prior.State == "working" && f.prior.Detail == BackgroundDetail
 }
 
 // anchor keeps one of tma's internal clocks on the pane after this commit.

@@ -25,6 +25,12 @@ type Prior struct {
 	// Foreign is an @agent_state outside the closed set (another tool wrote
 	// it); State is then empty and the pane is folded as if unstamped.
 	Foreign string
+
+	// Hook-liveness demotion (the daemon's, see lib/fold/demote.go):
+	// Unexplained counts the edges the hooks did not explain since
+	// UnexplainedAt, the first of them; Demoted is when the count reached
+	// [daemon] demote_edges.
+	Unexplained, UnexplainedAt, Demoted int64
 }
 
 // ParsePrior reads a pane's options. Missing or malformed numbers read as 0;
@@ -40,6 +46,8 @@ func ParsePrior(o map[string]string) Prior {
 		RegDeadSince: ms(o["@tma_reg_dead_since"], true), MuteUntil: ms(o["@agent_mute_until"], false),
 		Attention: o["@agent_attention"] == "1",
 	}
+	p.Unexplained, p.UnexplainedAt = ms(o["@tma_unexplained"], false), ms(o["@tma_unexplained_at"], true)
+	p.Demoted = ms(o["@tma_demoted"], true)
 	if p.State != "" && !ValidState(p.State) {
 		p.Foreign, p.State = p.State, ""
 	}
@@ -61,7 +69,7 @@ func ms(s string, scale bool) int64 {
 }
 
 // AnchorNames are the internal anchor options, in the order they are written.
-var AnchorNames = []string{"@tma_idle_since", "@tma_unblock_seen", "@tma_reg_dead_since"}
+var AnchorNames = []string{"@tma_idle_since", "@tma_unblock_seen", "@tma_reg_dead_since", "@tma_unexplained", "@tma_unexplained_at", "@tma_demoted"}
 
 // Anchor returns the stored value of one anchor.
 func (p Prior) Anchor(name string) int64 {
@@ -72,8 +80,20 @@ func (p Prior) Anchor(name string) int64 {
 		return p.UnblockSeen
 	case "@tma_reg_dead_since":
 		return p.RegDeadSince
+	case "@tma_unexplained":
+		return p.Unexplained
+	case "@tma_unexplained_at":
+		return p.UnexplainedAt
+	case "@tma_demoted":
+		return p.Demoted
 	}
 	return 0
+}
+
+// IsDemoted: the pane's hooks were demoted and no hook event has landed
+// since (a hook claim newer than the demotion promotes it back).
+func (p Prior) IsDemoted() bool {
+	return p.Demoted > 0 && !(p.Source == "hook" && p.EvidenceAt > p.Demoted)
 }
 
 // Episode is max(since, turn_at): a new turn end on a pane that stayed idle

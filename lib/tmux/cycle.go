@@ -22,7 +22,7 @@ var OptionNames = []string{
 	"@agent_api_endpoint", "@agent_transcript", "@agent_act_repeat", "@agent_action",
 	"@agent_mute_until", "@agent_ignore",
 	"@tma_watch_pid", "@tma_title_match_pid", "@tma_reg_dead_since", "@tma_idle_since",
-	"@tma_unblock_seen",
+	"@tma_unblock_seen", "@tma_unexplained", "@tma_unexplained_at", "@tma_demoted",
 }
 
 // StandaloneOptions may stand on a pane without @agent_name: the user's

@@ -210,7 +210,7 @@ func ConfigDir(e *Env) string {
 // Tuning is the fold's slice of the config.
 func (l *Loaded) Tuning() fold.Tuning {
 	f := l.Config.Fold
-	return fold.Tuning{DwellSecs: f.DwellSecs, HookDecaySecs: f.HookDecaySecs, BlockedDecaySecs: f.BlockedDecaySecs}
+	return fold.Tuning{DwellSecs: f.DwellSecs, HookDecaySecs: f.HookDecaySecs, BlockedDecaySecs: f.BlockedDecaySecs, DemoteEdges: l.Config.Daemon.DemoteEdges}
 }
 
 // Tmux returns the client for the server the globals and environment name.
