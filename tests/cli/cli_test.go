@@ -16,6 +16,8 @@ import (
 	"github.com/tmaproject/tma/lib/cli/fold"
 	"github.com/tmaproject/tma/lib/cli/pick"
 	"github.com/tmaproject/tma/lib/cli/scan"
+	"github.com/tmaproject/tma/lib/cli/serve"
+	"github.com/tmaproject/tma/lib/cli/setup"
 	"github.com/tmaproject/tma/lib/cli/stamp"
 	"github.com/tmaproject/tma/lib/cli/view"
 )
@@ -28,6 +30,8 @@ func TestMain(m *testing.M) {
 		"tma-view":  func() { os.Exit(view.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-pick":  func() { os.Exit(pick.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-act":   func() { os.Exit(act.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-setup": func() { os.Exit(setup.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-serve": func() { os.Exit(serve.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

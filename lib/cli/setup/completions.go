@@ -11,6 +11,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/notify"
 	"github.com/tmaproject/tma/lib/cli/pick"
 	"github.com/tmaproject/tma/lib/cli/scan"
+	"github.com/tmaproject/tma/lib/cli/serve"
 	"github.com/tmaproject/tma/lib/cli/view"
 	"github.com/tmaproject/tma/lib/cli/wait"
 	"github.com/tmaproject/tma/lib/completion"
@@ -60,6 +61,8 @@ var routes = []struct {
 	{"install-keys", "install-keys", grammar},
 	{"daemon", "daemon", daemon.Grammar},
 	{"reload", "reload", grammar},
+	{"device", "device", grammar},
+	{"serve", "serve", serve.Grammar},
 	{"jump", "jump", pick.Grammar},
 	{"attach", "attach", pick.Grammar},
 	{"watch", "watch", pick.Grammar},

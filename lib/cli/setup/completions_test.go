@@ -14,6 +14,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/daemon"
 	"github.com/tmaproject/tma/lib/cli/notify"
 	"github.com/tmaproject/tma/lib/cli/pick"
+	"github.com/tmaproject/tma/lib/cli/serve"
 	"github.com/tmaproject/tma/lib/cli/view"
 	"github.com/tmaproject/tma/lib/cli/wait"
 	"github.com/tmaproject/tma/lib/completion"
@@ -115,6 +116,8 @@ func TestCompletionsCoverEveryFlag(t *testing.T) {
 			runs[r.name] = act.Run
 		case "wait", "subscribe":
 			runs[r.name] = wait.Run
+		case "serve":
+			runs[r.name] = serve.Run
 		default:
 			runs[r.name] = Run
 		}

@@ -56,6 +56,7 @@ type cli struct {
 	Init         initCmd   `cmd:"" name:"init" help:"first-run setup: detect the agents on $PATH, wire their hooks, report the status line, install the keybindings, then tma doctor."`
 	Doctor       doctorCmd `cmd:"" name:"doctor" help:"diagnose each agent pane's tier and why (read-only)."`
 	Reload       reloadCmd `cmd:"" name:"reload" help:"signal this server's daemon to re-read its config and manifests (SIGHUP); a no-op when none is running."`
+	Device       deviceCmd `cmd:"" name:"device" help:"pair, grant, revoke and list the remote devices tma serve answers (devices.toml)."`
 
 	// The scripts cover every tool's commands (completions.go).
 	Completions completionsCmd `cmd:"" name:"completions" help:"write the completion script for one shell to stdout (bash, zsh, fish); with none, where each shell reads it from."`
@@ -84,6 +85,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return r.initRun(&c.Init)
 	case strings.HasPrefix(cmd, "completions"):
 		return completions(e, &c.Completions)
+	case strings.HasPrefix(cmd, "device "):
+		return devices(e, &c.Device, strings.Fields(cmd)[1], time.Now())
 	case cmd == "reload":
 		r := &run{e: e, g: &c.Globals, h: &hooksCmd{}, now: time.Now()}
 		return r.reload()

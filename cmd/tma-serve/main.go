@@ -1,0 +1,10 @@
+// Command tma-serve: see lib/cli/serve.
+package main
+
+import (
+	"os"
+
+	"github.com/tmaproject/tma/lib/cli/serve"
+)
+
+func main() { os.Exit(serve.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,0 +1,195 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act/ledger"
+	actcli "github.com/tmaproject/tma/lib/cli/act"
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/device"
+	"github.com/tmaproject/tma/lib/fleet"
+	"github.com/tmaproject/tma/lib/gitinfo"
+	"github.com/tmaproject/tma/lib/record"
+	libserve "github.com/tmaproject/tma/lib/serve"
+)
+
+type serveCmd struct {
+	Stdio  bool   `name:"stdio" required:"" help:"speak NDJSON frames on stdin/stdout (the only transport; there is no listening socket)."`
+	Device string `name:"device" required:"" placeholder:"ID" help:"the paired device's id, written into the authorized_keys forced command (the only thing serve authorizes on)."`
+}
+
+type cli struct {
+	common.Globals
+	Serve serveCmd `cmd:"" help:"answer one remote connection (spawned by an ssh forced command, not typed)."`
+}
+
+// Grammar is tma-serve's command line as kong parses it, for the
+// completion scripts.
+func Grammar() any { return &cli{} }
+
+// Run is tma-serve's main.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := common.NewEnv("tma", stdin, stdout, stderr)
+	// A usage error is said on stderr (only --help, typed by a person,
+	// prints on stdout); a connection's stdout carries frames only.
+	var c cli
+	if _, code, ok := common.Parse(e, &c, "Answer one remote connection: NDJSON frames on stdin/stdout, logs on stderr.", args); !ok {
+		return code
+	}
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "tma serve: "+format+"\n", a...)
+	}
+	if err := device.CheckID(c.Serve.Device); err != nil {
+		logf("%v", err)
+		return libserve.Refuse(stdout, libserve.CodeScopeDenied, libserve.MsgNotPaired)
+	}
+	dir := common.ConfigDir(e)
+	if dir == "" {
+		logf("no config directory: set HOME, XDG_CONFIG_HOME or TMA_CONFIG_DIR")
+		return libserve.ExitFail
+	}
+	rl, err := c.Globals.NewReloader(e)
+	if err != nil {
+		logf("%v", err)
+		return libserve.ExitFail
+	}
+	cfg := rl.Get().Config
+	release, ok, err := libserve.Claim(filepath.Join(ledger.RuntimeDir(e.Getenv), "serve"), cfg.Serve.MaxConnections)
+	if err != nil {
+		logf("connection slots: %v", err)
+		return libserve.ExitFail
+	}
+	// The device is checked before the cap, so an unpaired dial never
+	// learns how busy the host is.
+	st, err := device.Load(device.Path(dir))
+	if err != nil {
+		logf("%v", err)
+		return libserve.Refuse(stdout, libserve.CodeInternal, "the host's device store cannot be read")
+	}
+	if st.ByID(c.Serve.Device) == nil {
+		if release != nil {
+			release()
+		}
+		logf("device %s refused: not paired", c.Serve.Device)
+		return libserve.Refuse(stdout, libserve.CodeScopeDenied, libserve.MsgNotPaired)
+	}
+	if !ok {
+		logf("device %s refused: %d connections already served", c.Serve.Device, cfg.Serve.MaxConnections)
+		return libserve.Refuse(stdout, libserve.CodeTooMany, libserve.MsgTooMany)
+	}
+	defer release()
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	h := &host{e: e, g: &c.Globals, rl: rl, dir: dir, git: gitinfo.New()}
+	conn := &libserve.Conn{
+		DeviceID: c.Serve.Device, DevicesPath: device.Path(dir), Host: common.Host(), Version: common.Version,
+		IntervalMS: cfg.Serve.ReconcileIntervalMS,
+		Cycle:      h.cycle, ActionKind: h.actionKind, Fire: h.fire, Receipts: h.receipts,
+		Now: func() int64 { return time.Now().UnixMilli() }, Log: logf,
+	}
+	return conn.Serve(ctx, stdin, stdout)
+}
+
+// host is what a connection observes and fires through.
+type host struct {
+	e   *common.Env
+	g   *common.Globals
+	rl  *common.Reloader
+	dir string
+	git *gitinfo.Resolver
+}
+
+func (h *host) cycle(ctx context.Context) (*libserve.Snapshot, error) {
+	l := h.rl.Get()
+	tc := h.g.Tmux(h.e, l.Config)
+	f, err := fleet.Run(ctx, tc, fleet.Options{Manifests: l.Manifests, Tuning: l.Tuning(), Host: common.Host(),
+		Now: func() int64 { return time.Now().UnixMilli() }, Git: h.git})
+	if err != nil {
+		return nil, errors.New(common.DescribeTmuxError(h.e, tc, err))
+	}
+	s := &libserve.Snapshot{AtMS: f.Cycle.NowMS, Server: f.Cycle.Server, Rows: make([]record.AgentRow, 0, len(f.Rows))}
+	for _, r := range f.Rows {
+		s.Rows = append(s.Rows, r.Row)
+	}
+	return s, nil
+}
+
+// actionKind loads the actions the broker would (bundled and the user's),
+// so an exec action is known as one whatever it is called.
+func (h *host) actionKind(name string) (string, bool) {
+	set, err := libact.Load(filepath.Join(h.dir, "actions"))
+	if err != nil {
+		return "", false
+	}
+	a := set.Get(name)
+	if a == nil {
+		return "", false
+	}
+	return a.Kind, true
+}
+
+// fire runs the broker in this process, exactly as `tma act <name> --pane
+// P --slot S --device D --json` would: the same gate, lock, slot ledger and
+// receipts as a local fire. No --yes and no --force: neither is available
+// remotely.
+func (h *host) fire(ctx context.Context, d libserve.Dispatch) (libserve.Receipt, error) {
+	args := h.globalArgs()
+	args = append(args, "act", d.Action, "--pane="+d.Pane, "--slot="+d.Slot, "--device="+d.Device, "--json", "--source=serve")
+	if d.Text != nil {
+		args = append(args, "--text="+*d.Text)
+	}
+	var out, errb bytes.Buffer
+	code := actcli.Run(args, strings.NewReader(""), &out, &errb)
+	for _, l := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
+		if l != "" {
+			fmt.Fprintf(h.e.Stderr, "tma serve: act: %s\n", l)
+		}
+	}
+	var r struct {
+		Outcome  string  `json:"outcome"`
+		ExitCode int     `json:"exit_code"`
+		Reason   *string `json:"reason"`
+		Cached   *bool   `json:"cached"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &r); err != nil || r.Outcome == "" {
+		return libserve.Receipt{}, fmt.Errorf("the broker gave no result (exit %d)", code)
+	}
+	return libserve.Receipt{Outcome: r.Outcome, ExitCode: r.ExitCode, Reason: r.Reason, Cached: r.Cached != nil && *r.Cached}, nil
+}
+
+func (h *host) globalArgs() []string {
+	var a []string
+	g := h.g
+	for _, f := range []struct{ name, v string }{{"socket-name", g.SocketName}, {"socket-path", g.SocketPath},
+		{"config", g.Config}, {"manifest-dir", g.ManifestDir}} {
+		if f.v != "" {
+			a = append(a, "--"+f.name+"="+f.v)
+		}
+	}
+	return a
+}
+
+func (h *host) receipts(_ context.Context, slot string) (json.RawMessage, error) {
+	es, err := ledger.Read(filepath.Join(ledger.RuntimeDir(h.e.Getenv), ledger.FileName))
+	if err != nil {
+		return nil, fmt.Errorf("receipt ledger: %v", err)
+	}
+	rs := ledger.Receipts(es, slot)
+	if rs == nil {
+		return json.RawMessage("[]"), nil
+	}
+	b, err := json.Marshal(rs)
+	return b, err
+}
