@@ -10,6 +10,7 @@ import (
 	clidaemon "github.com/tmaproject/tma/lib/cli/daemon"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/daemon"
+	"github.com/tmaproject/tma/lib/doctor"
 )
 
 // daemonOf is what doctor, init and install-hooks know about the server's
@@ -35,35 +36,16 @@ func (v *daemonView) up() bool { return v.running != nil }
 // skewed: a daemon of another build than this CLI.
 func (v *daemonView) skewed() bool { return v.running != nil && v.running.Version != common.Version }
 
-func (v *daemonView) doc() dDaemon {
-	d := dDaemon{Alive: v.up(), Socket: v.paths.Socket}
+// facts is the daemon as doctor judges it.
+func (v *daemonView) facts() doctor.Daemon {
+	d := doctor.Daemon{Up: v.up(), Socket: v.paths.Socket, CLIVersion: common.Version}
 	if v.running != nil {
-		ver := v.running.Version
-		d.Version, d.VersionSkew = &ver, v.skewed()
+		d.Version = v.running.Version
 	}
-	if v.hello != nil && v.hello.ReloadError != "" {
-		e := v.hello.ReloadError
-		d.ReloadError = &e
+	if v.hello != nil {
+		d.ReloadError, d.ReloadMS = v.hello.ReloadError, v.hello.ReloadMS
 	}
 	return d
-}
-
-// lines writes doctor's daemon: line and what follows it. Neither a
-// missing daemon nor a skewed one is a warning: they are runtime choices.
-func (v *daemonView) lines(line func(label, format string, a ...any)) {
-	if !v.up() {
-		line("daemon:", "not running (%s) — tier 3 needs a running daemon (`tma daemon --ensure`)", v.paths.Socket)
-		return
-	}
-	line("daemon:", "running (%s)", v.paths.Socket)
-	if v.skewed() {
-		line("", "version %s differs from this CLI (%s) — `tma reload` only re-reads config and manifests; run `tma daemon --restart` to put this build in its place",
-			orUnknown(v.running.Version), common.Version)
-	}
-	if v.hello != nil && v.hello.ReloadError != "" {
-		line("", "its last reload (%s) failed and it kept the config and manifests it had: %s — fix the file, then `tma reload`",
-			time.UnixMilli(v.hello.ReloadMS).Format("15:04:05"), v.hello.ReloadError)
-	}
 }
 
 func orUnknown(v string) string {

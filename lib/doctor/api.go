@@ -1,13 +1,13 @@
-package setup
+package doctor
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/apilane"
-	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/config"
 	libhook "github.com/tmaproject/tma/lib/hook"
 	"github.com/tmaproject/tma/lib/record"
@@ -16,10 +16,11 @@ import (
 // apiProbeTimeout bounds doctor's look at a pane's agent server.
 const apiProbeTimeout = 500 * time.Millisecond
 
-// apiProblem is doctor's api: line for a pane: a pending permission of an
+// APIProblem is doctor's api: line for a pane: a pending permission of an
 // agent with an HTTP answer lane whose server is not there to answer it
-// ("" when there is no such problem).
-func apiProblem(cfg *config.Config, p *record.Pane, prior record.Prior) string {
+// ("" when there is no such problem). It asks that server (bounded by
+// apiProbeTimeout), so the command hands it to Diagnose as Facts.APIProblem.
+func APIProblem(cfg *config.Config, p *record.Pane, prior record.Prior) string {
 	if !slices.Contains(act.APIAgents, p.Agent) {
 		return ""
 	}
@@ -38,7 +39,7 @@ func apiProblem(cfg *config.Config, p *record.Pane, prior record.Prior) string {
 	if base == "" {
 		return pending + " and no server endpoint: approve and deny send keys (" + p.Agent + " serves its API only with --port or --hostname; or set [api." + p.Agent + "] api_base)"
 	}
-	if err := apilane.Probe(common.Background(), &http.Client{Transport: &http.Transport{Proxy: nil}}, base, apiProbeTimeout); err != nil {
+	if err := apilane.Probe(context.Background(), &http.Client{Transport: &http.Transport{Proxy: nil}}, base, apiProbeTimeout); err != nil {
 		return pending + ", and " + base + " does not answer (" + err.Error() + "): approve and deny fail until it does"
 	}
 	return ""
