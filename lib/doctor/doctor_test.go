@@ -118,7 +118,10 @@ func TestTiers(t *testing.T) {
 	}
 
 	asked := 0
-	f.HookStatus = func(install.Adapter) *install.Status { asked++; return &install.Status{Wired: true, Problems: []string{"PreToolUse missing"}} }
+	f.HookStatus = func(install.Adapter) *install.Status {
+		asked++
+		return &install.Status{Wired: true, Problems: []string{"PreToolUse missing"}}
+	}
 	f.Scan.Panes = append(f.Scan.Panes, agentPane("%2", "claude", nil))
 	doc, _ = Diagnose(f)
 	if doc.Agents[0].HookStatus != "incomplete" || doc.Warnings != 2 || doc.BelowTier != 2 {
