@@ -7,7 +7,8 @@
 #   after $PATH. A user's own fzf 0.65 or newer on $PATH is used as it is.
 # - Debian tools the tests run (tmux, shellcheck, dash, git, script, ps, node,
 #   curl for the notify recipes, less for the demo's unknown pane, zsh and fish
-#   for the completion scripts' syntax)
+#   for the completion scripts' syntax, sshd and ssh for tma serve's tests over
+#   a private OpenSSH server on 127.0.0.1)
 #   are installed with apt-get when running as root; otherwise the missing
 #   ones are named in one line with the exact install command, exit 2.
 #
@@ -31,14 +32,15 @@ fzf_ok() {
 
 # The Debian tools: command, then the package that provides it. script(1)
 # is in bsdutils on bookworm; ps in procps.
-tools='tmux:tmux shellcheck:shellcheck dash:dash git:git script:bsdutils ps:procps node:nodejs curl:curl less:less zsh:zsh fish:fish'
+tools='tmux:tmux shellcheck:shellcheck dash:dash git:git script:bsdutils ps:procps node:nodejs curl:curl less:less zsh:zsh fish:fish sshd:openssh-server ssh:openssh-client'
 
 missing_pkgs=""
 missing_cmds=""
 for tp in $tools; do
 	c=${tp%%:*}
 	p=${tp#*:}
-	if ! command -v "$c" >/dev/null 2>&1; then
+	# sshd lives in /usr/sbin, which a user's PATH often leaves out.
+	if ! command -v "$c" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$c" ]; then
 		missing_cmds="$missing_cmds $c"
 		missing_pkgs="$missing_pkgs $p"
 	fi

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -90,6 +91,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer release()
 
+	utf8Locale(e)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	h := &host{e: e, g: &c.Globals, rl: rl, dir: dir, git: gitinfo.New()}
@@ -100,6 +102,23 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Now: func() int64 { return time.Now().UnixMilli() }, Log: logf,
 	}
 	return conn.Serve(ctx, stdin, stdout)
+}
+
+// utf8Locale gives the tmux this process spawns a UTF-8 character type
+// when the environment names none. sshd starts a forced command with no
+// locale unless PAM or the client supplies one, and a tmux client in the C
+// locale prints the cycle's \x1f field separator as "_": the list would
+// parse as no panes at all.
+func utf8Locale(e *common.Env) {
+	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := e.Getenv(k); v != "" {
+			if u := strings.ToUpper(v); strings.Contains(u, "UTF-8") || strings.Contains(u, "UTF8") {
+				return
+			}
+			break
+		}
+	}
+	_ = os.Setenv("LC_ALL", "C.UTF-8")
 }
 
 // host is what a connection observes and fires through.
