@@ -536,7 +536,11 @@ func Diagnose(f Facts) (*Report, string) {
 		if da.Tier < supports {
 			doc.BelowTier++
 		}
-		da.HookDemoted = prior.Session != "" && prior.Source == "capture"
+		// Demoted is the daemon's verdict on the pane's hooks (lib/fold's
+		// demote.go), not any capture verdict on a registered pane: a
+		// blocked prompt drawn before its hook fired is the screen winning
+		// a race, not suspect wiring.
+		da.HookDemoted = prior.IsDemoted()
 		fmt.Fprintf(&b, "  %-5s%-11s%-13stier %d   %s\n", p.Pane, p.Agent, p.Locator(), da.Tier, head)
 		hl := map[string]string{"wired": "wired", "incomplete": "incomplete", "not_installed": "not installed", "hookless": "none (hookless agent)", "no_adapter": "no adapter"}[da.HookStatus]
 		if da.HookNote != nil {

@@ -221,6 +221,7 @@ func TestPaneSections(t *testing.T) {
 	reg.Class, reg.Command = record.ClassRemote, "ssh"
 	demoted := agentPane("%6", "claude", stamped("blocked", "permission", "capture"))
 	demoted.Opts["@agent_session"] = "sess-1"
+	demoted.Opts["@tma_demoted"] = "1699999999000"
 	f := healthy(t, ign, nest, remote, reg, demoted)
 	f.APIProblem = func(p *record.Pane, _ record.Prior) string {
 		if p.Pane == "%6" {
