@@ -281,6 +281,19 @@ func TestSubscribeEdges(t *testing.T) {
 	if f := h.next(); f["t"] != "ack" || f["id"] != "s" {
 		t.Fatalf("subscribe: %s", f["_raw"])
 	}
+	// The baseline cycle runs after the ack: change the rows only once it
+	// has read them.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		h.mu.Lock()
+		n := h.cycles
+		h.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no baseline cycle")
+		}
+	}
 	h.mu.Lock()
 	h.rows = []record.AgentRow{{Pane: "%1", State: "blocked", Title: "t"}, {Pane: "%2", State: "idle"}}
 	h.mu.Unlock()
