@@ -2,7 +2,7 @@
 GO      ?= go
 PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
-TOOLS   := tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup tma-pick tma-act tma-notify tma-daemon tma-serve
+TOOLS   := tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup tma-pick tma-act tma-notify tma-daemon tma-transcript tma-serve
 # The picker executes fzf; install builds this pinned one beside tma
 # (tma prefers a user's own fzf when it is 0.65 or newer). uninstall leaves
 # it: an fzf in BINDIR may be the user's own.

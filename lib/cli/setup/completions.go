@@ -12,6 +12,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/pick"
 	"github.com/tmaproject/tma/lib/cli/scan"
 	"github.com/tmaproject/tma/lib/cli/serve"
+	transcriptgrammar "github.com/tmaproject/tma/lib/cli/transcript/grammar"
 	"github.com/tmaproject/tma/lib/cli/view"
 	"github.com/tmaproject/tma/lib/cli/wait"
 	"github.com/tmaproject/tma/lib/completion"
@@ -69,6 +70,7 @@ var routes = []struct {
 	{"act", "act", act.Grammar},
 	{"receipts", "receipts", act.Grammar},
 	{"mute", "mute", act.Grammar},
+	{"transcript", "transcript", transcriptgrammar.Grammar},
 	{"wait", "wait", wait.Grammar},
 	{"subscribe", "subscribe", wait.Grammar},
 	{"completions", "completions", grammar},

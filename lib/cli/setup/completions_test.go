@@ -15,6 +15,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/notify"
 	"github.com/tmaproject/tma/lib/cli/pick"
 	"github.com/tmaproject/tma/lib/cli/serve"
+	"github.com/tmaproject/tma/lib/cli/transcript"
 	"github.com/tmaproject/tma/lib/cli/view"
 	"github.com/tmaproject/tma/lib/cli/wait"
 	"github.com/tmaproject/tma/lib/completion"
@@ -118,6 +119,8 @@ func TestCompletionsCoverEveryFlag(t *testing.T) {
 			runs[r.name] = wait.Run
 		case "serve":
 			runs[r.name] = serve.Run
+		case "transcript":
+			runs[r.name] = transcript.Run
 		default:
 			runs[r.name] = Run
 		}
