@@ -20,15 +20,15 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, code, ok := common.Parse(e, &c, "Fold pane observations (NDJSON on stdin) into verdicts. Pure: time comes from the records.", args); !ok {
 		return code
 	}
-	return common.Filter(e, &c.Globals, func(l *common.Loaded, g *common.Group, w *record.Writer) error {
+	return common.Filter(e, &c.Globals, func(l *common.Loaded, g *record.Group, w *record.Writer) error {
 		Apply(g, l, c.Explain)
-		common.WriteGroup(w, g)
+		w.WriteGroup(g)
 		return nil
 	})
 }
 
 // Apply folds every pane of a group that has no verdict yet.
-func Apply(g *common.Group, l *common.Loaded, explain bool) {
+func Apply(g *record.Group, l *common.Loaded, explain bool) {
 	for _, p := range g.Panes {
 		if p.Verdict == nil || explain {
 			p.Verdict = libfold.Fold(p, l.Manifests.Get(p.Agent), l.Tuning(), explain)

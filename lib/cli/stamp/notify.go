@@ -54,7 +54,7 @@ func (n *notifier) clearOnSignal() {
 
 // arm adds the marker lines after the stamp lines; the nonce finds this
 // process's read-backs in the output.
-func (n *notifier) arm(cfg *config.Config, g *common.Group, lines []string) ([]string, string) {
+func (n *notifier) arm(cfg *config.Config, g *record.Group, lines []string) ([]string, string) {
 	arms, rearm := notify.ArmsFor(cfg, g.Panes, g.Cycle.NowMS, true)
 	if len(arms) == 0 && len(rearm) == 0 {
 		return lines, ""
@@ -82,7 +82,7 @@ func (n *notifier) fire(cfg *config.Config, tc *tmux.Client, out, nonce string, 
 
 // windows lights and clears the OSC 9;4 progress of each window whose
 // working rollup changed since the last pass.
-func (n *notifier) windows(cfg *config.Config, tc *tmux.Client, g *common.Group, rows []*record.Row) {
+func (n *notifier) windows(cfg *config.Config, tc *tmux.Client, g *record.Group, rows []*record.Row) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.tc = tc

@@ -30,9 +30,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer nt.close()
 	}
 	// In a pipeline the fold says the load warnings; the stamp loads quietly.
-	return common.Filter(e.Quieted(), &c.Globals, func(loaded *common.Loaded, g *common.Group, w *record.Writer) error {
+	return common.Filter(e.Quieted(), &c.Globals, func(loaded *common.Loaded, g *record.Group, w *record.Writer) error {
 		if g.Cycle == nil {
-			common.WriteGroup(w, g)
+			w.WriteGroup(g)
 			return nil
 		}
 		// Fed raw scan records (the cron polling floor), fold here with
@@ -71,7 +71,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				nt.windows(loaded.Config, tc, g, plan.Rows)
 			}
 		}
-		common.WriteGroup(w, &common.Group{Cycle: g.Cycle, Rows: plan.Rows, Other: g.Other, Errors: g.Errors, End: g.End})
+		w.WriteGroup(&record.Group{Cycle: g.Cycle, Rows: plan.Rows, Other: g.Other, Errors: g.Errors, End: g.End})
 		return nil
 	})
 }

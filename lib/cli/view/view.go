@@ -104,7 +104,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var last int64
 	var server string
 	seen := false
-	err = common.ReadGroups(e, func(g *common.Group) error {
+	err = common.ReadGroups(e, func(g *record.Group) error {
 		if len(g.Errors) > 0 && upstream == nil {
 			upstream = g.Errors[0]
 		}
@@ -120,7 +120,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(err.Error(), common.ExitFail)
 	}
 	if upstream != nil {
-		return fail(upstream.Message, common.ErrorCode(upstream))
+		return fail(upstream.Message, upstream.ExitCode())
 	}
 	if !seen {
 		return fail("no cycle reached the end of the pipeline (an earlier stage failed)", common.ExitFail)

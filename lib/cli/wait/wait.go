@@ -75,7 +75,7 @@ type cycleMsg struct {
 func read(e *common.Env) <-chan cycleMsg {
 	ch := make(chan cycleMsg, 4)
 	go func() {
-		err := common.ReadGroups(e, func(g *common.Group) error {
+		err := common.ReadGroups(e, func(g *record.Group) error {
 			if len(g.Errors) > 0 {
 				return errors.New(g.Errors[0].Message)
 			}
