@@ -53,9 +53,16 @@ type Options struct {
 	RecordPath string
 }
 
-// WatchEvery is how often the daemon checks that its tmux server is alive:
-// it exits within about this (well inside 2 s) of the server's end.
-const WatchEvery = 400 * time.Millisecond
+// The daemon checks that its tmux server is alive every [daemon]
+// zero_member_recheck_secs, and at once when its pipeline ends. It holds no
+// control client of its own, so nothing else would tell it; its scan does,
+// and the scan ends when a push (or its poll) finds the server gone, so the
+// pipeline's end is the prompt path and the recheck the clientless one.
+// With the default of 1 s either way it exits well inside 2 s of the
+// server's end.
+func (d *state) recheck() time.Duration {
+	return time.Duration(max(d.current().Config.Daemon.ZeroMemberRecheckSecs, 1)) * time.Second
+}
 
 // RequestTimeout bounds how long a client may take to send its request.
 const RequestTimeout = 2 * time.Second
@@ -82,6 +89,7 @@ type state struct {
 	names       names // [daemon.window_names]; the main loop's own
 
 	writes chan func(*tmux.Client)
+	ended  chan struct{} // the pipeline stopped running: check the server now
 }
 
 // Run is the daemon: it takes the lock (another daemon holding it is
@@ -119,7 +127,7 @@ func Run(o Options) error {
 	// (the restore, @tma_status's unset, a hook's commit) still lands,
 	// each bounded by the tmux client's own timeout.
 	d := &state{o: o, started: time.Now(), ctx: context.Background(), ring: daemon.NewRing(), subs: map[chan daemon.Edge]struct{}{},
-		writes: make(chan func(*tmux.Client), 64), pipeline: "starting"}
+		writes: make(chan func(*tmux.Client), 64), pipeline: "starting", ended: make(chan struct{}, 1)}
 	go d.serve(ln)
 	o.Log.Printf("daemon %s (pid %d) for %s: socket %s", o.Version, os.Getpid(), o.Paths.Server, o.Paths.Socket)
 
@@ -148,8 +156,8 @@ func Run(o Options) error {
 		supervise(ctx, o.Stages, o.Env, o.Log, cycles, d.setPipeline)
 	}()
 
-	tick := time.NewTicker(WatchEvery)
-	defer tick.Stop()
+	watch := time.NewTimer(d.recheck())
+	defer watch.Stop()
 	why := ""
 loop:
 	for {
@@ -163,7 +171,13 @@ loop:
 			}
 			why = "signal " + s.String()
 			break loop
-		case <-tick.C:
+		case <-watch.C:
+			if !serverAlive(o.ServerPID, o.Paths.Server) {
+				why = "its tmux server exited"
+				break loop
+			}
+			watch.Reset(d.recheck())
+		case <-d.ended:
 			if !serverAlive(o.ServerPID, o.Paths.Server) {
 				why = "its tmux server exited"
 				break loop
@@ -235,6 +249,12 @@ func (d *state) setPipeline(s string) {
 		d.latest = nil // a reader must not take a cycle that is going stale
 	}
 	d.mu.Unlock()
+	if s != "running" && d.ended != nil {
+		select {
+		case d.ended <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // load reads the user's config and manifests and, when they are good,
