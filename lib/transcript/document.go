@@ -58,6 +58,10 @@ func (s *Session) fill(o Session) {
 	}
 }
 
+func (s *Session) complete() bool {
+	return s.SessionID != "" && s.CWD != "" && s.Version != "" && s.Model != ""
+}
+
 // Page is one served window, newest event first. Older is the cursor to
 // pass back as --before, "" when the head of the store is in this page.
 type Page struct {

@@ -309,10 +309,10 @@ func jsonlPage(path string, ad adapter, req Request) (*Page, *Refusal) {
 			skipTail = false
 			continue
 		}
-		consumed = start
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		consumed = start
 		evs, meta := ad(line)
 		p.Session.fill(meta)
 		if take(start, evs, len(evs)) {
@@ -330,9 +330,19 @@ func endsInNewline(jf *jsonlFile) bool {
 // finishJSONL fills what the page's records left of the session from the
 // store's first record.
 func finishJSONL(jf *jsonlFile, p *Page, ad adapter) *Page {
-	if i := bytes.IndexByte(jf.head, '\n'); i >= 0 {
-		_, meta := ad(jf.head[:i])
-		p.Session.fill(meta)
+	// The head is already in memory: its records fill what the page's
+	// did not say (claude's first records carry no cwd or version).
+	rest := jf.head
+	for !p.Session.complete() {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		if line := rest[:i]; len(bytes.TrimSpace(line)) > 0 {
+			_, meta := ad(line)
+			p.Session.fill(meta)
+		}
+		rest = rest[i+1:]
 	}
 	return p
 }
