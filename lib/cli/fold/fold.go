@@ -21,17 +21,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	return common.Filter(e, &c.Globals, func(l *common.Loaded, g *record.Group, w *record.Writer) error {
-		Apply(g, l, c.Explain)
+		libfold.Pending(g.Panes, l.Manifests.Get, l.Tuning(), c.Explain)
 		w.WriteGroup(g)
 		return nil
 	})
-}
-
-// Apply folds every pane of a group that has no verdict yet.
-func Apply(g *record.Group, l *common.Loaded, explain bool) {
-	for _, p := range g.Panes {
-		if p.Verdict == nil || explain {
-			p.Verdict = libfold.Fold(p, l.Manifests.Get(p.Agent), l.Tuning(), explain)
-		}
-	}
 }

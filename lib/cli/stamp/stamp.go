@@ -4,7 +4,7 @@ import (
 	"io"
 
 	"github.com/tmaproject/tma/lib/cli/common"
-	clifold "github.com/tmaproject/tma/lib/cli/fold"
+	"github.com/tmaproject/tma/lib/fold"
 	"github.com/tmaproject/tma/lib/record"
 	libstamp "github.com/tmaproject/tma/lib/stamp"
 	"github.com/tmaproject/tma/lib/tmux"
@@ -37,7 +37,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		// Fed raw scan records (the cron polling floor), fold here with
 		// the same library; folded records keep their verdicts.
-		clifold.Apply(g, loaded, false)
+		fold.Pending(g.Panes, loaded.Manifests.Get, loaded.Tuning(), false)
 		plan, err := libstamp.Build(g.Cycle, g.Panes, g.Cycle.LastPollMS)
 		if err != nil {
 			return err
