@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/act"
 )
 
-func main() { os.Exit(act.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(actcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,4 +1,4 @@
-package act
+package actcmd
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/broker"
 	"github.com/tmaproject/tma/lib/act/ledger"
 	"github.com/tmaproject/tma/lib/cli/common"
@@ -112,7 +112,7 @@ func (b *invocation) main() int {
 		return b.usage("--expect-episode-ms binds one pane's episode: it does not combine with --all")
 	case c.All && c.ExpectRequest != nil:
 		return b.usage("--expect-permission-request binds one pane's request: it does not combine with --all")
-	case c.ExpectRequest != nil && (*c.ExpectRequest == "" || libact.HasControl(*c.ExpectRequest)):
+	case c.ExpectRequest != nil && (*c.ExpectRequest == "" || act.HasControl(*c.ExpectRequest)):
 		return b.usage("--expect-permission-request needs the id from the ls row's permission_request")
 	case c.Pane != "" && !tmux.ValidPaneID(c.Pane):
 		return b.usage("invalid pane id %q (expected %%N)", c.Pane)
@@ -179,7 +179,7 @@ func (b *invocation) load() (*broker.Broker, error) {
 	if d := b.configDir(); d != "" {
 		dir = filepath.Join(d, "actions")
 	}
-	set, err := libact.Load(dir)
+	set, err := act.Load(dir)
 	if err != nil {
 		return nil, err
 	}

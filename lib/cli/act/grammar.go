@@ -1,4 +1,4 @@
-package act
+package actcmd
 
 // Grammar is tma-act's command line as kong parses it, for the completion
 // scripts tma completions writes from it (lib/completion).

@@ -1,4 +1,4 @@
-package act
+package actcmd
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/broker"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/fleet"
@@ -52,7 +52,7 @@ func (m *muter) main() int {
 	if c.For != nil {
 		// An empty --for is a mistake, never "until --clear".
 		var err error
-		if forMS, err = libact.ParseMuteFor(*c.For); err != nil {
+		if forMS, err = act.ParseMuteFor(*c.For); err != nil {
 			return m.usage("%v", err)
 		}
 	}
@@ -117,12 +117,12 @@ func (m *muter) main() int {
 // gone (exit 3), the others get one line each on stdout.
 func (m *muter) apply(srv *tmux.Client, server string, panes []string, forMS int64) int {
 	now := m.now()
-	until := libact.MuteUntil(now, forMS)
+	until := act.MuteUntil(now, forMS)
 	var lines []string
 	for _, p := range panes {
-		set := tmux.Set{Name: libact.MuteOption, Value: strconv.FormatInt(until, 10)}
+		set := tmux.Set{Name: act.MuteOption, Value: strconv.FormatInt(until, 10)}
 		if m.c.Clear {
-			set = tmux.Set{Name: libact.MuteOption, Unset: true}
+			set = tmux.Set{Name: act.MuteOption, Unset: true}
 		}
 		l, err := tmux.Write{Pane: p, Sets: []tmux.Set{set}}.Line()
 		if err != nil {
@@ -153,7 +153,7 @@ func (m *muter) apply(srv *tmux.Client, server string, panes []string, forMS int
 		case m.c.Clear:
 			fmt.Fprintf(m.e.Stdout, "unmuted %s\n", p)
 		default:
-			fmt.Fprintf(m.e.Stdout, "muted %s %s\n", p, libact.DescribeMute(until, forMS, time.Local))
+			fmt.Fprintf(m.e.Stdout, "muted %s %s\n", p, act.DescribeMute(until, forMS, time.Local))
 		}
 	}
 	for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {

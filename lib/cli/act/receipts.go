@@ -1,4 +1,4 @@
-package act
+package actcmd
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/ledger"
 	"github.com/tmaproject/tma/lib/cli/common"
 )
@@ -35,7 +35,7 @@ func receipts(e *common.Env, c *receiptsCmd) int {
 	}
 	rs := ledger.Receipts(es, c.Slot)
 	if c.JSON {
-		out, err := libact.Marshal(ledger.Doc{Schema: 1, Receipts: rs})
+		out, err := act.Marshal(ledger.Doc{Schema: 1, Receipts: rs})
 		if err != nil {
 			e.Errorf("%v", err)
 			return common.ExitFail

@@ -16,7 +16,7 @@ import (
 
 	libact "github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/ledger"
-	actcli "github.com/tmaproject/tma/lib/cli/act"
+	"github.com/tmaproject/tma/lib/cli/act"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/device"
 	"github.com/tmaproject/tma/lib/fleet"
@@ -170,7 +170,7 @@ func (h *host) fire(ctx context.Context, d libserve.Dispatch) (libserve.Receipt,
 		args = append(args, "--text="+*d.Text)
 	}
 	var out, errb bytes.Buffer
-	code := actcli.Run(args, strings.NewReader(""), &out, &errb)
+	code := actcmd.Run(args, strings.NewReader(""), &out, &errb)
 	for _, l := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
 		if l != "" {
 			fmt.Fprintf(h.e.Stderr, "tma serve: act: %s\n", l)

@@ -114,7 +114,7 @@ func TestCompletionsCoverEveryFlag(t *testing.T) {
 		case "jump", "attach", "watch":
 			runs[r.name] = pick.Run
 		case "act", "receipts", "mute":
-			runs[r.name] = act.Run
+			runs[r.name] = actcmd.Run
 		case "wait", "subscribe":
 			runs[r.name] = wait.Run
 		case "serve":
