@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/daemon"
 )
 
-func main() { os.Exit(daemon.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(daemoncmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

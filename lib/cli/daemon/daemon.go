@@ -1,4 +1,4 @@
-package daemon
+package daemoncmd
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/config"
-	libdaemon "github.com/tmaproject/tma/lib/daemon"
+	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/daemon/serve"
 	"github.com/tmaproject/tma/lib/install"
 )
@@ -87,7 +87,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 type Server struct {
 	Socket string // #{socket_path}
 	PID    int
-	Paths  libdaemon.Paths
+	Paths  daemon.Paths
 }
 
 // Resolve asks the server the globals name for its #{socket_path} and pid
@@ -106,15 +106,15 @@ func Resolve(e *common.Env, g *common.Globals, cfg *config.Config) (*Server, err
 		return nil, fmt.Errorf("tmux answered %q for its socket path and pid", line)
 	}
 	sock := line[:i]
-	return &Server{Socket: sock, PID: pid, Paths: libdaemon.ForEnv(sock, e.Getenv)}, nil
+	return &Server{Socket: sock, PID: pid, Paths: daemon.ForEnv(sock, e.Getenv)}, nil
 }
 
 // Ensure starts a detached daemon for srv unless one is running, and
 // returns the hello of the daemon it started (nil when one already ran).
 // A running one of an older build is replaced first when [daemon]
 // restart_on_upgrade's rule says so.
-func Ensure(e *common.Env, g *common.Globals, cfg *config.Config, srv *Server) (*libdaemon.Hello, error) {
-	r, err := libdaemon.Find(srv.Paths)
+func Ensure(e *common.Env, g *common.Globals, cfg *config.Config, srv *Server) (*daemon.Hello, error) {
+	r, err := daemon.Find(srv.Paths)
 	if err != nil {
 		return nil, fmt.Errorf("daemon lock %s: %v", srv.Paths.Lock, err)
 	}
@@ -128,20 +128,20 @@ func Ensure(e *common.Env, g *common.Globals, cfg *config.Config, srv *Server) (
 // its rule holds (this build strictly newer, its pid alive, none replaced
 // within a minute), quietly; it returns the new daemon's hello, nil when
 // nothing was due.
-func Upgrade(e *common.Env, g *common.Globals, cfg *config.Config, srv *Server) (*libdaemon.Hello, error) {
+func Upgrade(e *common.Env, g *common.Globals, cfg *config.Config, srv *Server) (*daemon.Hello, error) {
 	if !cfg.Daemon.RestartOnUpgrade {
 		return nil, nil
 	}
-	r, err := libdaemon.Find(srv.Paths)
-	if err != nil || !libdaemon.UpgradeDue(r, common.Version) {
+	r, err := daemon.Find(srv.Paths)
+	if err != nil || !daemon.UpgradeDue(r, common.Version) {
 		return nil, err
 	}
-	release, ok := libdaemon.ClaimUpgrade(srv.Paths, time.Now())
+	release, ok := daemon.ClaimUpgrade(srv.Paths, time.Now())
 	if !ok {
 		return nil, nil // another process is at it, or one fired within the minute
 	}
 	defer release()
-	if r, err = libdaemon.Find(srv.Paths); err != nil || !libdaemon.UpgradeDue(r, common.Version) {
+	if r, err = daemon.Find(srv.Paths); err != nil || !daemon.UpgradeDue(r, common.Version) {
 		return nil, err // replaced meanwhile
 	}
 	q := *e
@@ -161,7 +161,7 @@ func detached(e *common.Env, g *common.Globals, srv *Server) serve.Detached {
 		args = append(args, "--manifest-dir", abs(g.ManifestDir))
 	}
 	args = append(args, "daemon", "--detached")
-	return serve.Detached{Exe: libdaemon.FindTool("tma-daemon"), Args: args, Env: environ(e), Paths: srv.Paths}
+	return serve.Detached{Exe: daemon.FindTool("tma-daemon"), Args: args, Env: environ(e), Paths: srv.Paths}
 }
 
 func abs(p string) string {
@@ -185,7 +185,7 @@ func environ(e *common.Env) []string {
 
 // Restart is --restart: SIGTERM the running daemon and wait for it, then
 // start this build, whichever build ran before.
-func Restart(e *common.Env, g *common.Globals, srv *Server) (*libdaemon.Hello, error) {
+func Restart(e *common.Env, g *common.Globals, srv *Server) (*daemon.Hello, error) {
 	old, err := serve.Stop(srv.Paths)
 	switch {
 	case errors.Is(err, serve.ErrWedged):
@@ -217,7 +217,7 @@ func restart(e *common.Env, g *common.Globals, srv *Server) int {
 // to stderr) or the detached process --ensure started (the log only, and a
 // lost race for the lock is a quiet exit 0).
 func foreground(e *common.Env, g *common.Globals, srv *Server, isDetached bool) int {
-	if err := libdaemon.EnsureDir(srv.Paths.Dir); err != nil {
+	if err := daemon.EnsureDir(srv.Paths.Dir); err != nil {
 		e.Errorf("%v", err)
 		return common.ExitFail
 	}
@@ -236,12 +236,12 @@ func foreground(e *common.Env, g *common.Globals, srv *Server, isDetached bool) 
 		stageArgs = append(stageArgs, "--manifest-dir", g.ManifestDir)
 	}
 	stages := []serve.Stage{
-		{Name: "tma-scan", Path: libdaemon.FindTool("tma-scan"), Args: append(append([]string{}, stageArgs...), "--follow", "--daemon", "--interval", Interval.String())},
-		{Name: "tma-fold", Path: libdaemon.FindTool("tma-fold"), Args: stageArgs},
+		{Name: "tma-scan", Path: daemon.FindTool("tma-scan"), Args: append(append([]string{}, stageArgs...), "--follow", "--daemon", "--interval", Interval.String())},
+		{Name: "tma-fold", Path: daemon.FindTool("tma-fold"), Args: stageArgs},
 		// The daemon's stamp fires [notify] for the episodes it wins, with
 		// the triggers only a resident process can watch (stall,
 		// context_high, osc_progress).
-		{Name: "tma-stamp", Path: libdaemon.FindTool("tma-stamp"), Args: append(append([]string{}, stageArgs...), "--notify")},
+		{Name: "tma-stamp", Path: daemon.FindTool("tma-stamp"), Args: append(append([]string{}, stageArgs...), "--notify")},
 	}
 	env := append(environ(e), "TMA_PIPELINE_PID="+strconv.Itoa(os.Getpid()))
 	// The loads' warnings (a user manifest skipped) go to the log.
@@ -263,7 +263,7 @@ func foreground(e *common.Env, g *common.Globals, srv *Server, isDetached bool) 
 		RecordPath: install.Env{Getenv: e.Getenv}.RecordPath(),
 	}
 	err = serve.Run(o)
-	var running *libdaemon.ErrRunning
+	var running *daemon.ErrRunning
 	switch {
 	case errors.As(err, &running) && isDetached:
 		return common.ExitOK
@@ -303,13 +303,13 @@ func transitions(e *common.Env, g *common.Globals, asJSON bool) int {
 		e.Errorf("%v", err)
 		return common.ExitFail
 	}
-	rep, c, err := libdaemon.Call(srv.Paths.Socket, libdaemon.Request{Verb: libdaemon.VerbTransitions}, 2*time.Second)
-	var refused *libdaemon.Refused
+	rep, c, err := daemon.Call(srv.Paths.Socket, daemon.Request{Verb: daemon.VerbTransitions}, 2*time.Second)
+	var refused *daemon.Refused
 	switch {
-	case errors.Is(err, libdaemon.ErrNoDaemon):
+	case errors.Is(err, daemon.ErrNoDaemon):
 		e.Errorf("no daemon running for this server (%s): the transitions ring is daemon memory\nhint: start one with `tma daemon --ensure`", srv.Paths.Socket)
 		return common.ExitFail
-	case errors.As(err, &refused) && refused.Code == libdaemon.CodeUnknownVerb:
+	case errors.As(err, &refused) && refused.Code == daemon.CodeUnknownVerb:
 		e.Errorf("the running daemon is older than this tma (%s) and does not know `debug transitions` (%s)\nhint: a reload cannot add a protocol verb; run `tma daemon --restart` to put this build in its place", common.Version, refused.Msg)
 		return common.ExitFail
 	case err != nil:

@@ -1,4 +1,4 @@
-// Package daemon is the tma-daemon command: `tma daemon` (the daemon in the
+// Package daemoncmd is the tma-daemon command: `tma daemon` (the daemon in the
 // foreground, --ensure, --restart) and `tma debug transitions`. It parses
 // flags, resolves the server and wires lib/daemon/serve.
-package daemon
+package daemoncmd

@@ -1,4 +1,4 @@
-package daemon
+package daemoncmd
 
 // Grammar is tma-daemon's command line as kong parses it, for the completion
 // scripts tma completions writes from it (lib/completion).

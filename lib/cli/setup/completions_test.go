@@ -110,7 +110,7 @@ func TestCompletionsCoverEveryFlag(t *testing.T) {
 		case "debug notify-test":
 			runs[r.name] = notify.Run
 		case "debug transitions", "daemon":
-			runs[r.name] = daemon.Run
+			runs[r.name] = daemoncmd.Run
 		case "jump", "attach", "watch":
 			runs[r.name] = pick.Run
 		case "act", "receipts", "mute":

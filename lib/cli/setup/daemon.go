@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/cli/common"
-	clidaemon "github.com/tmaproject/tma/lib/cli/daemon"
+	"github.com/tmaproject/tma/lib/cli/daemon"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/doctor"
@@ -68,10 +68,10 @@ func (r *run) offerRestart(server string) {
 		r.out("tma: left the running daemon as it is (`tma daemon --restart` when you are ready)")
 		return
 	}
-	srv, err := clidaemon.Resolve(r.e, r.g, r.config())
+	srv, err := daemoncmd.Resolve(r.e, r.g, r.config())
 	if err == nil {
 		var h *daemon.Hello
-		if h, err = clidaemon.Restart(r.e, r.g, srv); err == nil {
+		if h, err = daemoncmd.Restart(r.e, r.g, srv); err == nil {
 			r.out("tma: daemon restarted (%s)", h.Version)
 			return
 		}
@@ -111,10 +111,10 @@ func (r *run) config() *config.Config {
 
 // startDaemon is init --daemon: what `tma daemon --ensure` does.
 func (r *run) startDaemon() {
-	srv, err := clidaemon.Resolve(r.e, r.g, r.config())
+	srv, err := daemoncmd.Resolve(r.e, r.g, r.config())
 	if err == nil {
 		var h *daemon.Hello
-		if h, err = clidaemon.Ensure(r.e, r.g, r.config(), srv); err == nil {
+		if h, err = daemoncmd.Ensure(r.e, r.g, r.config(), srv); err == nil {
 			if h == nil {
 				r.out("tma: a daemon is already running for this server (%s)", srv.Paths.Socket)
 			} else {
@@ -129,7 +129,7 @@ func (r *run) startDaemon() {
 
 // serverSocket is the server's #{socket_path}, "" when there is no server.
 func (r *run) serverSocket() string {
-	srv, err := clidaemon.Resolve(r.e, r.g, r.config())
+	srv, err := daemoncmd.Resolve(r.e, r.g, r.config())
 	if err != nil {
 		return ""
 	}
