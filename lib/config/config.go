@@ -59,6 +59,7 @@ type Config struct {
 	Daemon    Daemon         `toml:"daemon"`
 	Agents    []Agent        `toml:"agent"`
 	API       map[string]API `toml:"api"`
+	Remotes   []Remote       `toml:"remote"`
 }
 
 // Fold is [fold]: state-machine tuning, in seconds.

@@ -110,6 +110,9 @@ func parse(data []byte) (*Config, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
+	if err := c.validateRemotes(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

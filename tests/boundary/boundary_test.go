@@ -58,6 +58,7 @@ var spawners = map[string]string{
 	"lib/daemon":            "a detached tma-daemon a hot path starts without waiting (autostart, restart_on_upgrade)",
 	"lib/daemon/serve":      "the daemon's own pipeline stages (tma-scan, tma-fold, tma-stamp) and a detached tma-daemon for --ensure",
 	"lib/testkit/fakeagent": "nothing, but it is a test program",
+	"lib/remote":            "a [[remote]] entry's command (ssh to a host's tma serve), in its own group, killed at its timeout",
 }
 
 func TestOnlyAllowedPackagesSpawn(t *testing.T) {

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -15,14 +16,16 @@ import (
 
 type lsCmd struct {
 	selector.Flags
-	JSON bool   `name:"json" help:"print the schema-1 document."`
-	Pane string `name:"pane" placeholder:"ID" help:"only this pane."`
+	JSON bool     `name:"json" help:"print the schema-1 document."`
+	Pane string   `name:"pane" placeholder:"ID" help:"only this pane."`
+	Host []string `name:"host" placeholder:"NAME" help:"rows from this host: a [[remote]] name, this host's name, or all (repeatable; none: this host only)."`
 }
 
 type statusCmd struct {
 	selector.Flags
-	Format     string `name:"format" enum:"tmux,plain,json,prom" default:"tmux" help:"tmux, plain, json or prom."`
-	FromDaemon bool   `name:"from-daemon" hidden:"" help:"render the running daemon's latest cycle instead of stdin; exit 75 when no daemon answers."`
+	Format     string   `name:"format" enum:"tmux,plain,json,prom" default:"tmux" help:"tmux, plain, json or prom."`
+	FromDaemon bool     `name:"from-daemon" hidden:"" help:"render the running daemon's latest cycle instead of stdin; exit 75 when no daemon answers."`
+	Host       []string `name:"host" placeholder:"NAME" help:"count this host's agents: a [[remote]] name, this host's name, or all (repeatable; none: this host only)."`
 }
 
 type explainCmd struct {
@@ -97,6 +100,21 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		e.Stdin = in // the daemon's latest cycle takes the pipeline's place
 	}
+	// Remotes are dialled while the local pipeline runs (after the daemon
+	// check: a run that exits 75 for the dispatcher to retry dials nothing).
+	words := c.Ls.Host
+	if cmd == "status" {
+		words = c.Status.Host
+	}
+	remotes, err := startHosts(e, c.Config, words)
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "tma: error: %v\n", err)
+			return common.ExitUsage
+		}
+		return fail(err.Error(), common.ExitFail)
+	}
 
 	var rows []*record.Row
 	var panes []*record.Pane
@@ -116,6 +134,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return nil
 	})
+	// A --host that leaves this host out does not need its server.
+	if remotes != nil && !remotes.local {
+		err, upstream, seen = nil, nil, true
+	}
 	if err != nil {
 		return fail(err.Error(), common.ExitFail)
 	}
@@ -163,6 +185,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	libview.SortLs(keep)
+	keep = remotes.merge(e, keep, sel, c.Ls.Pane)
 	style := func(class string) libview.Style {
 		s := cfg.StatusStyle(class)
 		return libview.Style{Glyph: s.Glyph, Color: s.Color}

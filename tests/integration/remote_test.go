@@ -1,0 +1,119 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmaproject/tma/lib/testkit"
+)
+
+// tomlArgv renders an argv as a TOML array.
+func tomlArgv(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		b, _ := json.Marshal(a)
+		q[i] = string(b)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+type lsDoc struct {
+	Agents []struct {
+		Pane   string  `json:"pane"`
+		State  string  `json:"state"`
+		Title  *string `json:"title"`
+		Host   string  `json:"host"`
+		Server string  `json:"server"`
+	} `json:"agents"`
+}
+
+// A [[remote]] over real ssh merges into ls: --host all is this host's rows
+// and the remote's, each keyed by (host, server, pane); without --host, ls
+// is local only; --host ANDs with the other selectors; a remote that hangs
+// costs its timeout and one stderr line, never the local rows.
+func TestRemoteLsOverSSH(t *testing.T) {
+	sshd := testkit.NewSSHD(t)
+	far := newEnv(t, "")
+	b := far.s.StartAgent("claude", claudeBlocked)
+	far.s.StartAgent("claude", claudeWorking)
+	far.expect(b.Pane, "blocked/permission attn")
+	k := sshd.NewKey("laptop")
+	sshd.Authorize(far.forced(k, k.Fingerprint))
+	far.device("pair", "laptop", "--id", k.Fingerprint, "--only")
+
+	cfg := fmt.Sprintf("[[remote]]\nname = \"build\"\ncommand = %s\n\n[[remote]]\nname = \"dead\"\ncommand = [\"sh\", \"-c\", \"sleep 30\"]\ntimeout_ms = 700\n", tomlArgv(sshd.SSH(k)))
+	near := newEnv(t, cfg)
+	l := near.s.StartAgent("claude", claudeIdle)
+	near.expect(l.Pane, "idle")
+
+	out, errs, code := near.tma("ls", "--json")
+	if code != 0 || strings.Contains(out, `"host":"build"`) {
+		t.Fatalf("ls without --host: exit %d %s %s", code, out, errs)
+	}
+
+	out, errs, code = near.tma("ls", "--json", "--host", "build")
+	if code != 0 || errs != "" {
+		t.Fatalf("ls --host build: exit %d %s", code, errs)
+	}
+	var doc lsDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(doc.Agents) != 2 {
+		t.Fatalf("--host build rows: %s", out)
+	}
+	for _, a := range doc.Agents {
+		if a.Host != "build" || a.Server != far.s.Socket {
+			t.Errorf("remote row keyed %s %s %s: %s", a.Host, a.Server, a.Pane, out)
+		}
+	}
+	// The key set is the local one: title is there, empty (titles stay on
+	// their host).
+	if doc.Agents[0].Title == nil || *doc.Agents[0].Title != "" {
+		t.Errorf("remote title %v", doc.Agents[0].Title)
+	}
+
+	out, _, code = near.tma("ls", "--host", "build", "--state", "blocked")
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, b.Pane+"\t") {
+		t.Errorf("--host build --state blocked: exit %d %q", code, out)
+	}
+
+	start := time.Now()
+	out, errs, code = near.tma("ls", "--json", "--host", "all")
+	took := time.Since(start)
+	if code != 0 {
+		t.Fatalf("--host all: exit %d %s", code, errs)
+	}
+	doc = lsDoc{}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	hosts := map[string]int{}
+	for _, a := range doc.Agents {
+		hosts[a.Host]++
+	}
+	if len(doc.Agents) != 3 || hosts["build"] != 2 || doc.Agents[0].Pane != l.Pane || doc.Agents[0].Server != near.s.Socket {
+		t.Errorf("--host all rows: %s", out)
+	}
+	if errs != "tma: warning: remote dead: no answer in 700ms\n" {
+		t.Errorf("the hung remote said %q", errs)
+	}
+	// The hung remote's 30 s never reach the command: its 700 ms bound
+	// does (loosely: the machine is shared).
+	if took > 15*time.Second {
+		t.Errorf("ls --host all took %s with a hung remote", took)
+	}
+
+	_, errs, code = near.tma("ls", "--host", "nosuch")
+	if code != 2 || !strings.Contains(errs, `unknown host "nosuch"`) {
+		t.Errorf("unknown host: exit %d %s", code, errs)
+	}
+
+	out, _, code = near.tma("status", "--format", "plain", "--host", "build")
+	if code != 0 || !strings.Contains(out, "⚑1") || !strings.Contains(out, "●1") || strings.Contains(out, "○") {
+		t.Errorf("status --host build: exit %d %q", code, out)
+	}
+}
