@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/fold"
 )
 
-func main() { os.Exit(fold.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(foldcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -25,7 +25,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"tma-scan":  func() { os.Exit(scan.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-fold":  func() { os.Exit(fold.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-fold":  func() { os.Exit(foldcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-stamp": func() { os.Exit(stamp.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-view":  func() { os.Exit(view.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-pick":  func() { os.Exit(pick.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },

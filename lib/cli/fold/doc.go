@@ -1,3 +1,3 @@
-// Package fold is the tma-fold command: a pure filter from observations to
+// Package foldcmd is the tma-fold command: a pure filter from observations to
 // verdicts.
-package fold
+package foldcmd

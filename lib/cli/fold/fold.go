@@ -1,10 +1,10 @@
-package fold
+package foldcmd
 
 import (
 	"io"
 
 	"github.com/tmaproject/tma/lib/cli/common"
-	libfold "github.com/tmaproject/tma/lib/fold"
+	"github.com/tmaproject/tma/lib/fold"
 	"github.com/tmaproject/tma/lib/record"
 )
 
@@ -21,7 +21,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	return common.Filter(e, &c.Globals, func(l *common.Loaded, g *record.Group, w *record.Writer) error {
-		libfold.Pending(g.Panes, l.Manifests.Get, l.Tuning(), c.Explain)
+		fold.Pending(g.Panes, l.Manifests.Get, l.Tuning(), c.Explain)
 		w.WriteGroup(g)
 		return nil
 	})
