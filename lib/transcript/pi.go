@@ -1,7 +1,5 @@
 package transcript
 
-import "fmt"
-
 // pi writes ~/.pi/agent/sessions/--<cwd-slug>--/<iso>_<session>.jsonl: a
 // session header, then entries (message, model_change, ...). A message
 // carries its role; tool results have a role of their own (toolResult), so
@@ -15,10 +13,9 @@ func piRecord(line []byte) ([]Event, Session) {
 	typ := str(m, "type")
 	switch typ {
 	case "session":
+		// Its version is the session file's format, not pi's: the
+		// envelope's version stays null.
 		meta := Session{SessionID: str(m, "id"), CWD: str(m, "cwd")}
-		if v, ok := num(m, "version"); ok {
-			meta.Version = fmt.Sprintf("session format %d", v)
-		}
 		return []Event{ev(SessionMeta, ts, "pi session in "+meta.CWD)}, meta
 	case "model_change":
 		return []Event{bookkeeping(ts, "model_change")}, Session{Model: str(m, "modelId")}
