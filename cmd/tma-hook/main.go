@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/hook"
 )
 
-func main() { os.Exit(hook.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(hookcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

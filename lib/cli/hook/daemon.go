@@ -1,4 +1,4 @@
-package hook
+package hookcmd
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/daemon"
-	libhook "github.com/tmaproject/tma/lib/hook"
+	"github.com/tmaproject/tma/lib/hook"
 	"github.com/tmaproject/tma/lib/lane"
 	"github.com/tmaproject/tma/lib/proc"
 	"github.com/tmaproject/tma/lib/tmux"
@@ -26,7 +26,7 @@ const DaemonAckTimeout = 20 * time.Millisecond
 // path the client already knows); none listening, a refusal (its
 // manifests map the event to nothing, or it is too old to know the verb)
 // or a slow answer all return false.
-func handToDaemon(e *common.Env, tc *tmux.Client, cfg *config.Config, ev libhook.Event, say func(string, ...any)) bool {
+func handToDaemon(e *common.Env, tc *tmux.Client, cfg *config.Config, ev hook.Event, say func(string, ...any)) bool {
 	p := daemon.ForEnv(daemon.ServerPath(tc.Target, e.Getenv), e.Getenv)
 	req := &daemon.Event{Agent: ev.Agent.Name, Name: ev.Name, Pane: ev.Pane, Explicit: ev.Explicit, Payload: ev.Payload.Raw, NowMS: ev.NowMS,
 		LaneDir: lane.Dir(e.Getenv), LaneServer: serverKey(tc)}

@@ -1,4 +1,4 @@
-package hook
+package hookcmd
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/tmaproject/tma/lib/cli/common"
-	libhook "github.com/tmaproject/tma/lib/hook"
+	"github.com/tmaproject/tma/lib/hook"
 	"github.com/tmaproject/tma/lib/hook/apply"
 	"github.com/tmaproject/tma/lib/lane"
 	"github.com/tmaproject/tma/lib/proc"
@@ -90,7 +90,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	tc := c.Tmux(e, l.Config)
 	tc.Timeout = HookTimeout
 	nt := newEventNotify(e, l.Config)
-	ev := libhook.Event{Agent: a, Name: c.Event, Payload: libhook.ParsePayload(payload), Pane: pane, Explicit: c.Pane != "", NowMS: time.Now().UnixMilli()}
+	ev := hook.Event{Agent: a, Name: c.Event, Payload: hook.ParsePayload(payload), Pane: pane, Explicit: c.Pane != "", NowMS: time.Now().UnixMilli()}
 	if at := ev.Payload.AtMS; at > ev.NowMS-EventSkewMS && at <= ev.NowMS {
 		ev.NowMS = at // the event's own time: a later-spawned hook for an earlier event loses
 	}
@@ -98,7 +98,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The claude reply lane: a permission prompt mints the request id its
 	// stamp carries and holds after it; the agent's next event clears the
 	// pane's held requests. Read on every fire: no reinstall.
-	hold, clear := libhook.Lane(a, c.Event, ev.Payload)
+	hold, clear := hook.Lane(a, c.Event, ev.Payload)
 	laneCfg := l.Config.Hooks.ClaudeReplyLane
 	if hold && laneCfg.Enabled {
 		if id, err := lane.NewID(); err == nil {

@@ -1,4 +1,4 @@
-package hook
+package hookcmd
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/cli/common"
-	libhook "github.com/tmaproject/tma/lib/hook"
+	"github.com/tmaproject/tma/lib/hook"
 	"github.com/tmaproject/tma/lib/lane"
 	"github.com/tmaproject/tma/lib/tmux"
 )
@@ -27,7 +27,7 @@ func serverKey(c *tmux.Client) string {
 // pane's next event (it removes the record), or hold_ms (delete the
 // record, print nothing). Every failure degrades to printing nothing: the
 // prompt is claude's own, answered on the keyboard as ever. No tmux call.
-func holdRequest(e *common.Env, tc *tmux.Client, ev libhook.Event, pane string, holdMS int, say func(string, ...any)) {
+func holdRequest(e *common.Env, tc *tmux.Client, ev hook.Event, pane string, holdMS int, say func(string, ...any)) {
 	defer func() {
 		if p := recover(); p != nil {
 			say("reply lane: %v", p) // never break the agent over the lane
