@@ -16,7 +16,7 @@ GO=${GO:-go}
 VERSION=${VERSION:?VERSION is the release version, e.g. VERSION=0.1.0}
 DIST_DIR=${DIST_DIR:-dist}
 PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64}
-TOOLS='tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup tma-pick tma-act tma-notify tma-daemon tma-serve'
+TOOLS='tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup tma-pick tma-act tma-notify tma-daemon tma-transcript tma-serve'
 LDFLAGS="-s -w -X github.com/tmaproject/tma/lib/cli/common.Version=$VERSION"
 
 if [ ! -f go.mod ] || [ ! -f shell/tma ]; then
