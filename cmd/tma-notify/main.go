@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/notify"
 )
 
-func main() { os.Exit(notify.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(notifycmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

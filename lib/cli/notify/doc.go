@@ -1,3 +1,3 @@
-// Package notify is tma-notify: `tma debug notify-test`, and the detached
+// Package notifycmd is tma-notify: `tma debug notify-test`, and the detached
 // supervisor every fire hands its notify command to (run).
-package notify
+package notifycmd

@@ -1,4 +1,4 @@
-package notify
+package notifycmd
 
 // Grammar is tma-notify's command line as kong parses it, for the completion
 // scripts tma completions writes from it (lib/completion).

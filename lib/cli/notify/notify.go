@@ -1,4 +1,4 @@
-package notify
+package notifycmd
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/gitinfo"
-	libnotify "github.com/tmaproject/tma/lib/notify"
+	"github.com/tmaproject/tma/lib/notify"
 )
 
 type testCmd struct {
@@ -47,13 +47,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func supervise(e *common.Env, r *runCmd) int {
 	payload, _ := io.ReadAll(io.LimitReader(e.Stdin, 1<<16))
 	var env []string
-	for _, n := range libnotify.EnvNames {
+	for _, n := range notify.EnvNames {
 		if v, ok := e.Lookup(n); ok {
 			env = append(env, n+"="+v)
 		}
 	}
-	res := libnotify.Run(r.Command, payload, env, libnotify.Timeout(e.Getenv))
-	_ = libnotify.Record(e.Getenv, r.Trigger, r.Command, res, time.Now().UnixMilli())
+	res := notify.Run(r.Command, payload, env, notify.Timeout(e.Getenv))
+	_ = notify.Record(e.Getenv, r.Trigger, r.Command, res, time.Now().UnixMilli())
 	return 0
 }
 
@@ -68,16 +68,16 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 	now := time.Now().UnixMilli()
 	// A representative transition: what a real fire of this trigger sends,
 	// with the repo and branch of the directory the test runs in.
-	f := &libnotify.Fired{Trigger: t.Trigger, Pane: "%0", Agent: "claude", Locator: "main:1.0",
+	f := &notify.Fired{Trigger: t.Trigger, Pane: "%0", Agent: "claude", Locator: "main:1.0",
 		Title: "tma notify-test", CWD: wd, SinceMS: now - 5000}
 	switch t.Trigger {
-	case libnotify.Blocked:
+	case notify.Blocked:
 		f.State, f.Detail = "blocked", "permission"
-	case libnotify.Done:
+	case notify.Done:
 		f.State = "idle"
-	case libnotify.Stall:
+	case notify.Stall:
 		f.State, f.SinceMS = "working", now-int64(max(1, threshold(cfg)))*1000
-	case libnotify.ContextHigh:
+	case notify.ContextHigh:
 		f.State = "working"
 		pct := int64(80)
 		if cfg.Notify.ContextHigh != nil && cfg.Notify.ContextHigh.Threshold > 0 {
@@ -85,8 +85,8 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 		}
 		f.Context = &pct
 	}
-	repo, branch := libnotify.GitLabels(gitinfo.New())(wd)
-	p := libnotify.Build(f, now, cfg.Notify.IncludeTitle, repo, branch)
+	repo, branch := notify.GitLabels(gitinfo.New())(wd)
+	p := notify.Build(f, now, cfg.Notify.IncludeTitle, repo, branch)
 	fmt.Fprintf(e.Stdout, "payload   %s\n", p.JSON())
 	cmd := cfg.NotifyCommand(t.Trigger, config.Env(e.Lookup))
 	if cmd == "" {
@@ -96,8 +96,8 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 	}
 	cmd = config.ExpandHome(cmd, home)
 	fmt.Fprintf(e.Stdout, "command   %s\n", cmd)
-	res := libnotify.Run(cmd, p.JSON(), p.Env(), libnotify.Timeout(e.Getenv))
-	_ = libnotify.Record(e.Getenv, t.Trigger, cmd, res, time.Now().UnixMilli())
+	res := notify.Run(cmd, p.JSON(), p.Env(), notify.Timeout(e.Getenv))
+	_ = notify.Record(e.Getenv, t.Trigger, cmd, res, time.Now().UnixMilli())
 	if res.Exit >= 0 {
 		fmt.Fprintf(e.Stdout, "exit      %d\n", res.Exit)
 	} else {
@@ -120,7 +120,7 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 // the message on the server's clients and the bell/OSC bytes on this pane,
 // where there is a server and a pane; the log is named, never written (it
 // records real fires only).
-func otherSinks(e *common.Env, g *common.Globals, cfg *config.Config, f *libnotify.Fired, home string) {
+func otherSinks(e *common.Env, g *common.Globals, cfg *config.Config, f *notify.Fired, home string) {
 	n := cfg.Notify
 	tc := g.Tmux(e, cfg)
 	tc.Timeout = 2 * time.Second
@@ -130,7 +130,7 @@ func otherSinks(e *common.Env, g *common.Globals, cfg *config.Config, f *libnoti
 	case err != nil:
 		fmt.Fprintf(e.Stdout, "message   not shown: %s\n", common.DescribeTmuxError(e, tc, err))
 	default:
-		lines := libnotify.DisplayLines(strings.Fields(out), "tma notify-test: "+libnotify.Message(f, f.Trigger))
+		lines := notify.DisplayLines(strings.Fields(out), "tma notify-test: "+notify.Message(f, f.Trigger))
 		if len(lines) == 0 {
 			fmt.Fprintln(e.Stdout, "message   not shown: no client attached")
 		} else if _, err := tc.Exec(ctx, lines); err != nil {
@@ -160,7 +160,7 @@ func otherSinks(e *common.Env, g *common.Globals, cfg *config.Config, f *libnoti
 		case tty == "":
 			fmt.Fprintf(e.Stdout, "tty       %s on; not written: not run in a tmux pane of this server\n", strings.Join(seqs, ", "))
 		default:
-			if werr := libnotify.WriteTTY(tty, libnotify.TTYBytes(n.Bell, n.OSC, n.OSC777, f.Agent, f.Trigger)); werr != nil {
+			if werr := notify.WriteTTY(tty, notify.TTYBytes(n.Bell, n.OSC, n.OSC777, f.Agent, f.Trigger)); werr != nil {
 				fmt.Fprintf(e.Stdout, "tty       %s: %v\n", strings.Join(seqs, ", "), werr)
 			} else {
 				fmt.Fprintf(e.Stdout, "tty       %s written to %s\n", strings.Join(seqs, ", "), tty)

@@ -54,7 +54,7 @@ var routes = []struct {
 	{"ls", "ls", view.Grammar},
 	{"status", "status", view.Grammar},
 	{"debug explain", "explain", view.Grammar},
-	{"debug notify-test", "test", notify.Grammar},
+	{"debug notify-test", "test", notifycmd.Grammar},
 	{"debug transitions", "debug transitions", daemoncmd.Grammar},
 	{"doctor", "doctor", grammar},
 	{"init", "init", grammar},

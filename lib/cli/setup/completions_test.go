@@ -108,7 +108,7 @@ func TestCompletionsCoverEveryFlag(t *testing.T) {
 		case "ls", "status", "debug explain", "version":
 			runs[r.name] = view.Run
 		case "debug notify-test":
-			runs[r.name] = notify.Run
+			runs[r.name] = notifycmd.Run
 		case "debug transitions", "daemon":
 			runs[r.name] = daemoncmd.Run
 		case "jump", "attach", "watch":
