@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/pick"
 )
 
-func main() { os.Exit(pick.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(pickcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		"tma-fold":  func() { os.Exit(foldcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-stamp": func() { os.Exit(stamp.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-view":  func() { os.Exit(view.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-pick":  func() { os.Exit(pick.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-pick":  func() { os.Exit(pickcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-act":   func() { os.Exit(actcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-setup": func() { os.Exit(setup.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-serve": func() { os.Exit(serve.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },

@@ -1,10 +1,10 @@
-package pick
+package pickcmd
 
 import (
 	"io"
 	"os"
 
-	libpick "github.com/tmaproject/tma/lib/pick"
+	"github.com/tmaproject/tma/lib/pick"
 )
 
 // actMenu starts `tma act --menu --pane <pane>` for a surface: the picker's
@@ -25,5 +25,5 @@ func (s *sess) actMenu(server, client, pane, source string, stderr io.Writer) (<
 		argv = append(argv, "--manifest-dir", s.g.ManifestDir)
 	}
 	argv = append(argv, "act", "--menu", "--source", source, "--pane", pane)
-	return libpick.Start(argv, os.Environ(), stderr)
+	return pick.Start(argv, os.Environ(), stderr)
 }

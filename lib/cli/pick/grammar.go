@@ -1,4 +1,4 @@
-package pick
+package pickcmd
 
 // Grammar is tma-pick's command line as kong parses it, for the completion
 // scripts tma completions writes from it (lib/completion).

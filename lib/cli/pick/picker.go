@@ -1,4 +1,4 @@
-package pick
+package pickcmd
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/jump"
-	libpick "github.com/tmaproject/tma/lib/pick"
+	"github.com/tmaproject/tma/lib/pick"
 )
 
 // picker is `tma` with no command: fzf over every agent in attention order,
@@ -32,7 +32,7 @@ func (s *sess) picker(p *pickCmd) int {
 	}
 	code, err := u.run(p.Print)
 	if err != nil {
-		if errors.Is(err, libpick.ErrNoFzf) {
+		if errors.Is(err, pick.ErrNoFzf) {
 			s.e.Errorf("%v", err)
 			return common.ExitFail
 		}

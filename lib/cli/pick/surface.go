@@ -1,4 +1,4 @@
-package pick
+package pickcmd
 
 import (
 	"bufio"
@@ -19,7 +19,7 @@ import (
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
 	"github.com/tmaproject/tma/lib/jump"
-	libpick "github.com/tmaproject/tma/lib/pick"
+	"github.com/tmaproject/tma/lib/pick"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/selector"
 )
@@ -356,7 +356,7 @@ func (u *surface) run(print bool) (int, error) {
 	if exe, err := os.Executable(); err == nil {
 		here = filepath.Dir(exe)
 	}
-	fz, err := libpick.Find(u.s.e.Getenv("PATH"), here)
+	fz, err := pick.Find(u.s.e.Getenv("PATH"), here)
 	if err != nil {
 		return 0, err
 	}

@@ -112,7 +112,7 @@ func TestCompletionsCoverEveryFlag(t *testing.T) {
 		case "debug transitions", "daemon":
 			runs[r.name] = daemoncmd.Run
 		case "jump", "attach", "watch":
-			runs[r.name] = pick.Run
+			runs[r.name] = pickcmd.Run
 		case "act", "receipts", "mute":
 			runs[r.name] = actcmd.Run
 		case "wait", "subscribe":
