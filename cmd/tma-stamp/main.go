@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/stamp"
 )
 
-func main() { os.Exit(stamp.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(stampcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"tma-scan":  func() { os.Exit(scan.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-fold":  func() { os.Exit(foldcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-stamp": func() { os.Exit(stamp.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-stamp": func() { os.Exit(stampcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-view":  func() { os.Exit(view.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-pick":  func() { os.Exit(pickcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-act":   func() { os.Exit(actcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },

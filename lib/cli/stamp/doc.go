@@ -1,3 +1,3 @@
-// Package stamp is the tma-stamp command: commit a cycle's verdicts with
+// Package stampcmd is the tma-stamp command: commit a cycle's verdicts with
 // guarded writes and emit the resulting rows.
-package stamp
+package stampcmd

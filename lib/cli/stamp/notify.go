@@ -1,4 +1,4 @@
-package stamp
+package stampcmd
 
 import (
 	"context"

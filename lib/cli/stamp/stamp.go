@@ -1,4 +1,4 @@
-package stamp
+package stampcmd
 
 import (
 	"io"
@@ -6,7 +6,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/fold"
 	"github.com/tmaproject/tma/lib/record"
-	libstamp "github.com/tmaproject/tma/lib/stamp"
+	"github.com/tmaproject/tma/lib/stamp"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -38,13 +38,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Fed raw scan records (the cron polling floor), fold here with
 		// the same library; folded records keep their verdicts.
 		fold.Pending(g.Panes, loaded.Manifests.Get, loaded.Tuning(), false)
-		plan, err := libstamp.Build(g.Cycle, g.Panes, g.Cycle.LastPollMS)
+		plan, err := stamp.Build(g.Cycle, g.Panes, g.Cycle.LastPollMS)
 		if err != nil {
 			return err
 		}
 		lines, nonce := plan.Lines, ""
 		if c.StatusRun {
-			lines = libstamp.WithStatusRun(g.Cycle, lines)
+			lines = stamp.WithStatusRun(g.Cycle, lines)
 		}
 		if nt != nil {
 			lines, nonce = nt.arm(loaded.Config, g, lines)
