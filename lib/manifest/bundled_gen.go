@@ -69,6 +69,11 @@ func bundledAgent(name string) *Agent {
 					},
 					{
 						Event:   "Stop",
+						Matcher: lazyRegex(`"background_tasks"\s*:\s*\[(?:[^\]"]|"(?:[^"\\]|\\.)*")*?"status"\s*:\s*"running"`),
+						Claim:   Claim{State: "working", Detail: "background"},
+					},
+					{
+						Event:   "Stop",
 						Claim:   Claim{State: "idle"},
 						TurnEnd: true,
 					},
@@ -331,6 +336,20 @@ func bundledAgent(name string) *Agent {
 				{
 					Index:    9,
 					State:    "working",
+					Detail:   "background",
+					Label:    "footer-background-shells",
+					Priority: 92,
+					Region:   "bottom_non_empty_lines(12)",
+					Match: &Match{
+						Kind: MatchRegex,
+						Text: `(^|\n)─{8,}[\s\pZ]*\n[\s\pZ]*\d+ shells? · `,
+						Re:   lazyRegex(`(?m)(^|\n)─{8,}[\s\pZ]*\n[\s\pZ]*\d+ shells? · `),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 12},
+				},
+				{
+					Index:    10,
+					State:    "working",
 					Label:    "title-spinner",
 					Priority: 90,
 					Region:   "title",
@@ -342,7 +361,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.Title},
 				},
 				{
-					Index:  10,
+					Index:  11,
 					State:  "idle",
 					Label:  "prompt-box",
 					Region: "bottom_non_empty_lines(10)",
