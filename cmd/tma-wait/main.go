@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/wait"
 )
 
-func main() { os.Exit(wait.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(waitcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

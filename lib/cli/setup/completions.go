@@ -71,8 +71,8 @@ var routes = []struct {
 	{"receipts", "receipts", actcmd.Grammar},
 	{"mute", "mute", actcmd.Grammar},
 	{"transcript", "transcript", transcriptgrammar.Grammar},
-	{"wait", "wait", wait.Grammar},
-	{"subscribe", "subscribe", wait.Grammar},
+	{"wait", "wait", waitcmd.Grammar},
+	{"subscribe", "subscribe", waitcmd.Grammar},
 	{"completions", "completions", grammar},
 	{"version", "version", view.Grammar},
 }

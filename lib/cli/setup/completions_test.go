@@ -116,7 +116,7 @@ func TestCompletionsCoverEveryFlag(t *testing.T) {
 		case "act", "receipts", "mute":
 			runs[r.name] = actcmd.Run
 		case "wait", "subscribe":
-			runs[r.name] = wait.Run
+			runs[r.name] = waitcmd.Run
 		case "serve":
 			runs[r.name] = serve.Run
 		case "transcript":

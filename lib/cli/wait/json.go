@@ -1,4 +1,4 @@
-package wait
+package waitcmd
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package wait
+package waitcmd
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 	"github.com/tmaproject/tma/lib/selector"
 	"github.com/tmaproject/tma/lib/stream"
 	"github.com/tmaproject/tma/lib/view"
-	libwait "github.com/tmaproject/tma/lib/wait"
+	"github.com/tmaproject/tma/lib/wait"
 )
 
 type waitCmd struct {
@@ -59,7 +59,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if strings.HasPrefix(kctx.Command(), "subscribe") {
 		return subscribe(e, &c.Globals, &c.Subscribe)
 	}
-	return wait(e, &c.Globals, &c.Wait)
+	return runWait(e, &c.Globals, &c.Wait)
 }
 
 // cycles reads the pipeline in the background: one slice of rows per
@@ -106,23 +106,23 @@ func parseTimeout(s string) (time.Duration, error) {
 	return 0, fmt.Errorf("invalid value %q for --timeout: want seconds (90) or a duration (90s, 5m)", s)
 }
 
-func wait(e *common.Env, g *common.Globals, c *waitCmd) int {
+func runWait(e *common.Env, g *common.Globals, c *waitCmd) int {
 	until, err := selector.ParseStates("--until <STATES>", c.Until)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "error: %v\n", err)
-		return libwait.ExitUsage
+		return wait.ExitUsage
 	}
 	sel, err := c.Flags.Compile()
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "error: %v\n", err)
-		return libwait.ExitUsage
+		return wait.ExitUsage
 	}
 	timeout, err := parseTimeout(c.Timeout)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "error: %v\n", err)
-		return libwait.ExitUsage
+		return wait.ExitUsage
 	}
-	spec := libwait.Spec{Until: until, Since: c.Since, Sel: sel, Agent: c.Flags.AgentName(), Count: c.Count}
+	spec := wait.Spec{Until: until, Since: c.Since, Sel: sel, Agent: c.Flags.AgentName(), Count: c.Count}
 	n := 0
 	for _, set := range []bool{c.Pane != "", c.Any, c.All, c.Count > 0} {
 		if set {
@@ -132,25 +132,25 @@ func wait(e *common.Env, g *common.Globals, c *waitCmd) int {
 	switch {
 	case n > 1:
 		e.Errorf("--pane, --any, --all and --count exclude each other")
-		return libwait.ExitUsage
+		return wait.ExitUsage
 	case c.Count < 0:
 		e.Errorf("--count must be at least 1")
-		return libwait.ExitUsage
+		return wait.ExitUsage
 	case c.Pane != "":
-		spec.Target, spec.Pane = libwait.TargetPane, c.Pane
+		spec.Target, spec.Pane = wait.TargetPane, c.Pane
 	case c.Any:
-		spec.Target = libwait.TargetAny
+		spec.Target = wait.TargetAny
 	case c.All:
-		spec.Target = libwait.TargetAll
+		spec.Target = wait.TargetAll
 	case c.Count > 0:
-		spec.Target = libwait.TargetCount
+		spec.Target = wait.TargetCount
 	case c.Flags.AgentName() != "":
-		spec.Target = libwait.TargetAgent
+		spec.Target = wait.TargetAgent
 	default:
 		e.Errorf("name a target: --pane, --agent, --any, --all or --count")
-		return libwait.ExitUsage
+		return wait.ExitUsage
 	}
-	w := libwait.New(spec)
+	w := wait.New(spec)
 	var deadline <-chan time.Time
 	if timeout > 0 {
 		deadline = time.After(timeout)
@@ -161,11 +161,11 @@ func wait(e *common.Env, g *common.Globals, c *waitCmd) int {
 		select {
 		case <-deadline:
 			fmt.Fprintf(e.Stderr, "tma: timed out after %s waiting for %s (exit 124)\n", human(timeout), w.States())
-			return libwait.ExitTimeout
+			return wait.ExitTimeout
 		case m := <-in:
 			if m.err != nil {
 				e.Errorf("%v", m.err)
-				return libwait.ExitFail
+				return wait.ExitFail
 			}
 			if sel.NeedsGit() {
 				label(git, m.rows)
@@ -177,7 +177,7 @@ func wait(e *common.Env, g *common.Globals, c *waitCmd) int {
 			if !d.Done {
 				continue
 			}
-			if d.Code != libwait.ExitReached {
+			if d.Code != wait.ExitReached {
 				// The manual's wording: "tma: <what happened> (exit N)".
 				fmt.Fprintf(e.Stderr, "tma: %s\n", d.Msg)
 				return d.Code
@@ -204,7 +204,7 @@ func label(git *gitinfo.Resolver, rows []*record.Row) {
 	}
 }
 
-func printRows(e *common.Env, d libwait.Decision, asJSON bool) int {
+func printRows(e *common.Env, d wait.Decision, asJSON bool) int {
 	var err error
 	switch {
 	case asJSON && d.Multi:
@@ -218,9 +218,9 @@ func printRows(e *common.Env, d libwait.Decision, asJSON bool) int {
 		err = view.LsPlain(e.Stdout, d.Rows)
 	}
 	if err != nil {
-		return libwait.ExitFail
+		return wait.ExitFail
 	}
-	return libwait.ExitReached
+	return wait.ExitReached
 }
 
 // LabelEvery is how long a stream trusts a directory's git labels: a branch
@@ -230,12 +230,12 @@ const LabelEvery = 30 * time.Second
 func subscribe(e *common.Env, g *common.Globals, c *subscribeCmd) int {
 	if !c.JSON {
 		e.Errorf("subscribe needs --json (one JSON document per line is its only output)")
-		return libwait.ExitUsage
+		return wait.ExitUsage
 	}
 	sel, err := c.Flags.Compile()
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "error: %v\n", err)
-		return libwait.ExitUsage
+		return wait.ExitUsage
 	}
 	// A stream ends when its reader does, even between emissions.
 	lifeline.DieWithReader(e.Stdout)
@@ -246,7 +246,7 @@ func subscribe(e *common.Env, g *common.Globals, c *subscribeCmd) int {
 			// Only a signal or a closed stdout should end a stream; an ended
 			// pipeline (the server went away) is the one other way out.
 			e.Errorf("%v", m.err)
-			return libwait.ExitFail
+			return wait.ExitFail
 		}
 		if time.Since(since) > LabelEvery {
 			git, since = gitinfo.New(), time.Now()
@@ -262,7 +262,7 @@ func subscribe(e *common.Env, g *common.Globals, c *subscribeCmd) int {
 		if c.Events {
 			for _, ev := range d.Events(rows, m.cyc.NowMS) {
 				if err := writeJSON(e.Stdout, ev); err != nil {
-					return libwait.ExitFail
+					return wait.ExitFail
 				}
 			}
 			continue
@@ -271,9 +271,9 @@ func subscribe(e *common.Env, g *common.Globals, c *subscribeCmd) int {
 		// only a change, so a quiet fleet prints nothing.
 		if doc := d.Snapshot(rows, c.ChangesOnly || m.push && !m.own); doc != nil {
 			if _, err := fmt.Fprintf(e.Stdout, "%s\n", doc); err != nil {
-				return libwait.ExitFail
+				return wait.ExitFail
 			}
 		}
 	}
-	return libwait.ExitFail
+	return wait.ExitFail
 }
