@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/setup"
 )
 
-func main() { os.Exit(setup.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(setupcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

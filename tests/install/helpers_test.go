@@ -97,7 +97,7 @@ func (r result) String() string {
 func tma(t *testing.T, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := setup.Run(args, strings.NewReader(""), &out, &errb)
+	code := setupcmd.Run(args, strings.NewReader(""), &out, &errb)
 	return result{code, out.String(), errb.String()}
 }
 

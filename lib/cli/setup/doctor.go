@@ -1,4 +1,4 @@
-package setup
+package setupcmd
 
 import (
 	"encoding/json"
