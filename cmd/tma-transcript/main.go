@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/transcript"
 )
 
-func main() { os.Exit(transcript.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(transcriptcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

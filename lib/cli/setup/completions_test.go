@@ -120,7 +120,7 @@ func TestCompletionsCoverEveryFlag(t *testing.T) {
 		case "serve":
 			runs[r.name] = serve.Run
 		case "transcript":
-			runs[r.name] = transcript.Run
+			runs[r.name] = transcriptcmd.Run
 		default:
 			runs[r.name] = Run
 		}

@@ -1,4 +1,4 @@
-package transcript
+package transcriptcmd
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/transcript/grammar"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/tmux"
-	libtranscript "github.com/tmaproject/tma/lib/transcript"
+	"github.com/tmaproject/tma/lib/transcript"
 )
 
 // MaxLast bounds --last: the header budget would cut a longer page anyway.
@@ -62,13 +62,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if h := e.Getenv("HOME"); h != "" {
 		home = h
 	}
-	p := libtranscript.Pane{ID: pane, Agent: opts["@agent_name"], Session: opts["@agent_session"],
+	p := transcript.Pane{ID: pane, Agent: opts["@agent_name"], Session: opts["@agent_session"],
 		Transcript: opts["@agent_transcript"], CWD: opts["pane_current_path"]}
-	req := libtranscript.Request{Last: t.Last, Before: t.Before, Event: t.Event, Headers: t.Headers}
-	doc, ref := libtranscript.Read(p, libtranscript.Env{Home: home, Getenv: e.Getenv}, req)
+	req := transcript.Request{Last: t.Last, Before: t.Before, Event: t.Event, Headers: t.Headers}
+	doc, ref := transcript.Read(p, transcript.Env{Home: home, Getenv: e.Getenv}, req)
 	if ref != nil {
 		if t.JSON {
-			b, err := libtranscript.RefusalDocument(pane, ref)
+			b, err := transcript.RefusalDocument(pane, ref)
 			if err != nil {
 				e.Errorf("%v", err)
 				return common.ExitFail
@@ -89,10 +89,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return common.ExitOK
 	}
 	if t.Event != "" {
-		libtranscript.WriteEventText(e.Stdout, doc.Page)
+		transcript.WriteEventText(e.Stdout, doc.Page)
 		return common.ExitOK
 	}
-	libtranscript.WriteText(e.Stdout, doc.Page)
+	transcript.WriteText(e.Stdout, doc.Page)
 	if doc.Page.Older != "" {
 		fmt.Fprintf(e.Stderr, "%s: more before this page: --before %s\n", e.Tool, doc.Page.Older)
 	}
