@@ -45,27 +45,35 @@ type frame struct {
 // remote tmux server's socket path, so (host, server, pane) keys it.
 func Snapshot(ctx context.Context, r config.Remote, version string) Result {
 	res := Result{Name: r.Name}
-	ctx, cancel := context.WithTimeout(ctx, r.Timeout())
+	err := exchange(ctx, r, r.Timeout(), version, `{"schema":1,"id":"2","t":"snapshot"}`, func(out io.Reader) error {
+		res = read(out, res)
+		return res.Err
+	})
+	res.Err = err
+	return res
+}
+
+// exchange runs r's command, sends the hello and one request, and lets
+// answer read the frames; all of it within timeout. The command runs in a
+// process group of its own, so the deadline reaches whatever it started
+// (ssh's proxies, a wrapper script's children).
+func exchange(ctx context.Context, r config.Remote, timeout time.Duration, version, request string, answer func(io.Reader) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.Command(r.Command[0], r.Command[1:]...)
-	// Its own group, so the deadline reaches whatever the command started
-	// (ssh's proxies, a wrapper script's children).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = nil // a remote's own chatter is not this surface's to print
 	cmd.WaitDelay = 100 * time.Millisecond
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		res.Err = err
-		return res
+		return err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		res.Err = err
-		return res
+		return err
 	}
 	if err := cmd.Start(); err != nil {
-		res.Err = err
-		return res
+		return err
 	}
 	var once sync.Once
 	kill := func() { once.Do(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }) }
@@ -74,15 +82,15 @@ func Snapshot(ctx context.Context, r config.Remote, version string) Result {
 
 	hello, _ := json.Marshal(map[string]any{"schema": 1, "id": "1", "t": "hello", "app": App, "app_version": version, "device": ""})
 	go func() {
-		_, _ = io.WriteString(in, string(hello)+"\n"+`{"schema":1,"id":"2","t":"snapshot"}`+"\n")
+		_, _ = io.WriteString(in, string(hello)+"\n"+request+"\n")
 	}()
-	got := make(chan Result, 1)
-	go func() { got <- read(out, res) }()
+	got := make(chan error, 1)
+	go func() { got <- answer(out) }()
 	select {
-	case res = <-got:
+	case err = <-got:
 	case <-ctx.Done():
 		kill()
-		res.Err = fmt.Errorf("no answer in %s", r.Timeout())
+		err = fmt.Errorf("no answer in %s", timeout)
 	}
 	in.Close()
 	// The connection is done with either way: a remote that lingers after
@@ -95,7 +103,7 @@ func Snapshot(ctx context.Context, r config.Remote, version string) Result {
 		kill()
 		<-waited
 	}
-	return res
+	return err
 }
 
 // read takes frames until the snapshot answers, or an error frame or the

@@ -117,3 +117,43 @@ func TestRemoteLsOverSSH(t *testing.T) {
 		t.Errorf("status --host build: exit %d %q", code, out)
 	}
 }
+
+// tma act --host fires on a remote pane through its serve, within the
+// device's scopes: an approve from a paired device lands as the manifest's
+// key with a receipt; the same from a read-only device is refused before
+// anything reaches the pane.
+func TestRemoteActOverSSH(t *testing.T) {
+	sshd := testkit.NewSSHD(t)
+	far := newEnv(t, "")
+	a, in := far.s.StartRecordingAgent("claude", claudeBlocked)
+	far.expect(a.Pane, "blocked/permission attn")
+	phone, tablet := sshd.NewKey("phone"), sshd.NewKey("tablet")
+	sshd.Authorize(far.forced(phone, phone.Fingerprint), far.forced(tablet, tablet.Fingerprint))
+	far.device("pair", "phone", "--id", phone.Fingerprint)
+	far.device("pair", "tablet", "--id", tablet.Fingerprint, "--only")
+	near := newEnv(t, fmt.Sprintf("[[remote]]\nname = \"build\"\ncommand = %s\n\n[[remote]]\nname = \"ro\"\ncommand = %s\n",
+		tomlArgv(sshd.SSH(phone)), tomlArgv(sshd.SSH(tablet))))
+
+	out, errs, code := near.tma("act", "approve", "--host", "ro", "--pane", a.Pane, "--slot", "r1", "--json")
+	if code != 4 || out != fmt.Sprintf(`{"schema":1,"action":"approve","pane":%q,"outcome":"refused","exit_code":4,"reason":"scope-denied","cached":false}`+"\n", a.Pane) ||
+		errs != "tma: approve on ro:"+a.Pane+": refused: scope-denied\n" {
+		t.Errorf("read-only approve: exit %d %q %q", code, out, errs)
+	}
+	far.nothingSent(in)
+
+	out, errs, code = near.tma("act", "approve", "--pane", a.Pane, "--host=build", "--json")
+	if code != 0 || out != fmt.Sprintf(`{"schema":1,"action":"approve","pane":%q,"outcome":"sent","exit_code":0,"reason":null}`+"\n", a.Pane) || errs != "" {
+		t.Fatalf("approve: exit %d %q %q", code, out, errs)
+	}
+	far.waitSent(in, "1")
+	// The host's ledger holds the receipt, under the name it paired.
+	rs, _, _ := far.tma("receipts")
+	if !strings.Contains(rs, "\t"+a.Pane+"\tapprove\tsent\t-\t0\tphone") {
+		t.Errorf("host receipts: %q", rs)
+	}
+
+	_, errs, code = near.tma("act", "approve", "--host", "nosuch", "--pane", a.Pane)
+	if code != 2 || !strings.Contains(errs, `no [[remote]] is called "nosuch"`) {
+		t.Errorf("unknown host: exit %d %q", code, errs)
+	}
+}

@@ -33,6 +33,9 @@ type serveCmd struct {
 type cli struct {
 	common.Globals
 	Serve serveCmd `cmd:"" help:"answer one remote connection (spawned by an ssh forced command, not typed)."`
+	// RemoteAct is the client end: the dispatcher routes `tma act --host`
+	// here.
+	RemoteAct remoteActCmd `cmd:"" name:"remote-act" hidden:"" help:"fire an action on a [[remote]]'s pane through its serve."`
 }
 
 // Grammar is tma-serve's command line as kong parses it, for the
@@ -45,8 +48,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// A usage error is said on stderr (only --help, typed by a person,
 	// prints on stdout); a connection's stdout carries frames only.
 	var c cli
-	if _, code, ok := common.Parse(e, &c, "Answer one remote connection: NDJSON frames on stdin/stdout, logs on stderr.", args); !ok {
+	kctx, code, ok := common.Parse(e, &c, "Answer one remote connection: NDJSON frames on stdin/stdout, logs on stderr.", args)
+	if !ok {
 		return code
+	}
+	if strings.HasPrefix(kctx.Command(), "remote-act") {
+		return remoteAct(e, &c.Globals, &c.RemoteAct)
 	}
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(stderr, "tma serve: "+format+"\n", a...)
