@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/view"
 )
 
-func main() { os.Exit(view.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(viewcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		"tma-scan":  func() { os.Exit(scan.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-fold":  func() { os.Exit(foldcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-stamp": func() { os.Exit(stampcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-view":  func() { os.Exit(view.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-view":  func() { os.Exit(viewcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-pick":  func() { os.Exit(pickcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-act":   func() { os.Exit(actcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-setup": func() { os.Exit(setupcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },

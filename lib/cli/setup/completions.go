@@ -51,9 +51,9 @@ var routes = []struct {
 	name, path string
 	grammar    func() any
 }{
-	{"ls", "ls", view.Grammar},
-	{"status", "status", view.Grammar},
-	{"debug explain", "explain", view.Grammar},
+	{"ls", "ls", viewcmd.Grammar},
+	{"status", "status", viewcmd.Grammar},
+	{"debug explain", "explain", viewcmd.Grammar},
 	{"debug notify-test", "test", notifycmd.Grammar},
 	{"debug transitions", "debug transitions", daemoncmd.Grammar},
 	{"doctor", "doctor", grammar},
@@ -74,7 +74,7 @@ var routes = []struct {
 	{"wait", "wait", waitcmd.Grammar},
 	{"subscribe", "subscribe", waitcmd.Grammar},
 	{"completions", "completions", grammar},
-	{"version", "version", view.Grammar},
+	{"version", "version", viewcmd.Grammar},
 }
 
 func grammar() any { return &cli{} }

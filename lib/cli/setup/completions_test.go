@@ -106,7 +106,7 @@ func TestCompletionsCoverEveryFlag(t *testing.T) {
 	for _, r := range routes {
 		switch r.name {
 		case "ls", "status", "debug explain", "version":
-			runs[r.name] = view.Run
+			runs[r.name] = viewcmd.Run
 		case "debug notify-test":
 			runs[r.name] = notifycmd.Run
 		case "debug transitions", "daemon":

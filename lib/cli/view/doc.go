@@ -1,4 +1,4 @@
-// Package view is the tma-view command: the rendering end of a pipeline
+// Package viewcmd is the tma-view command: the rendering end of a pipeline
 // (ls, status, explain). It is the last stage, so an upstream failure
 // carried in-band becomes its exit code.
-package view
+package viewcmd

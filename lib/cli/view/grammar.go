@@ -1,4 +1,4 @@
-package view
+package viewcmd
 
 // Grammar is tma-view's command line as kong parses it, for the completion
 // scripts tma completions writes from it (lib/completion).

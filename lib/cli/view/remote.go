@@ -1,4 +1,4 @@
-package view
+package viewcmd
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/remote"
 	"github.com/tmaproject/tma/lib/selector"
-	libview "github.com/tmaproject/tma/lib/view"
+	"github.com/tmaproject/tma/lib/view"
 )
 
 // hosts is what --host asked for: the remotes being dialled while the
@@ -66,7 +66,7 @@ func (h *hosts) merge(e *common.Env, local []*record.Row, sel *selector.Selector
 				rows = append(rows, row)
 			}
 		}
-		libview.SortLs(rows)
+		view.SortLs(rows)
 		out = append(out, rows...)
 	}
 	return out

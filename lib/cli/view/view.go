@@ -1,4 +1,4 @@
-package view
+package viewcmd
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/tmaproject/tma/lib/gitinfo"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/selector"
-	libview "github.com/tmaproject/tma/lib/view"
+	"github.com/tmaproject/tma/lib/view"
 )
 
 type lsCmd struct {
@@ -152,9 +152,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for _, p := range panes {
 			if p.Pane == c.Explain.Pane {
 				if c.Explain.JSON {
-					err = libview.ExplainJSON(stdout, p)
+					err = view.ExplainJSON(stdout, p)
 				} else {
-					err = libview.ExplainText(stdout, p)
+					err = view.ExplainText(stdout, p)
 				}
 				if err != nil {
 					return common.ExitFail
@@ -184,30 +184,30 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			keep = append(keep, r)
 		}
 	}
-	libview.SortLs(keep)
+	view.SortLs(keep)
 	keep = remotes.merge(e, keep, sel, c.Ls.Pane)
-	style := func(class string) libview.Style {
+	style := func(class string) view.Style {
 		s := cfg.StatusStyle(class)
-		return libview.Style{Glyph: s.Glyph, Color: s.Color}
+		return view.Style{Glyph: s.Glyph, Color: s.Color}
 	}
 	switch cmd {
 	case "ls":
 		if c.Ls.JSON {
-			err = libview.LsJSON(stdout, keep)
+			err = view.LsJSON(stdout, keep)
 		} else {
-			err = libview.LsPlain(stdout, keep)
+			err = view.LsPlain(stdout, keep)
 		}
 	case "status":
 		var s string
 		switch c.Status.Format {
 		case "tmux":
-			s = libview.StatusTmux(keep, style)
+			s = view.StatusTmux(keep, style)
 		case "plain":
-			s = libview.StatusPlain(keep, style)
+			s = view.StatusPlain(keep, style)
 		case "json":
-			s = libview.StatusJSON(keep)
+			s = view.StatusJSON(keep)
 		case "prom":
-			_, err = io.WriteString(stdout, libview.StatusProm(keep, last))
+			_, err = io.WriteString(stdout, view.StatusProm(keep, last))
 		}
 		if s != "" {
 			_, err = fmt.Fprintln(stdout, s)
