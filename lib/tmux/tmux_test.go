@@ -38,44 +38,75 @@ func TestResolveTarget(t *testing.T) {
 }
 
 func paneLine(id, title string, opts map[string]string) string {
-	f := []string{"TMAP", id, "s", "$0", "1", "@1", "0", "42", "claude", "/w", "80", "24", "0", "1", "3", "1700000000", "1", "0", "/tmp/sock", "3.5a", "working:1", "working:1", "1700000000000", "1700000000500"}
+	f := []string{"TMAP", id, "@1", "0", "42", "claude", "/w", "80", "24", "0", "1", "3", "1", "0"}
 	for _, o := range listed {
 		f = append(f, opts[o])
 	}
 	return strings.Join(append(f, title), sep)
 }
 
+func listHead() string {
+	return strings.Join([]string{"TMAS", "/tmp/sock", "3.5a", "1700000000000", "1700000000500"}, sep) + "\n" +
+		strings.Join([]string{"TMAW", "@1", "s", "$0", "1", "1700000000", "1", "working:1", "working:1"}, sep) + "\n" +
+		strings.Join([]string{"TMAW", "@2", "t", "$1", "4", "1700000002", "0", "", ""}, sep) + "\n"
+}
+
 func TestParseList(t *testing.T) {
-	out := paneLine("%1", "a\x1fb", map[string]string{"@agent_state": "working"}) + "\n" +
+	out := listHead() + "TMAC" + sep + "/dev/pts/1" + sep + "%2" + sep + "s" + sep + "1700000001" + sep + "0\n" +
+		paneLine("%1", "a\x1fb", map[string]string{"@agent_state": "working"}) + "\n" +
 		paneLine("%2", "first", nil) + "\nsecond line\n" +
-		"TMAC" + sep + "/dev/pts/1" + sep + "%2" + sep + "s" + sep + "1700000001" + sep + "0\n"
+		// After the panes, a line that looks like another kind is a title's.
+		"TMAC" + sep + "/dev/pts/9" + sep + "%1" + sep + "s" + sep + "1" + sep + "0\n" +
+		strings.Replace(paneLine("%3", "other window", nil), sep+"@1"+sep, sep+"@2"+sep, 1) + "\n"
 	s, err := ParseList(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Panes) != 2 || s.Server != "/tmp/sock" || s.Version != "3.5a" || s.LastPoll != 1700000000000 || s.LastStatus != 1700000000500 {
+	if len(s.Panes) != 3 || s.Server != "/tmp/sock" || s.Version != "3.5a" || s.LastPoll != 1700000000000 || s.LastStatus != 1700000000500 {
 		t.Fatalf("snapshot = %+v", s)
 	}
 	p := s.Panes[0]
-	if p.Title != "a\x1fb" || p.Opts["@agent_state"] != "working" || p.Scroll != 3 || !p.InMode || !p.Active || p.Command != "claude" {
+	if p.Title != "a\x1fb" || p.Opts["@agent_state"] != "working" || p.Scroll != 3 || !p.InMode || !p.Active || p.Command != "claude" ||
+		p.Session != "s" || p.SessionID != "$0" || p.Window != 1 || p.WindowID != "@1" || p.WindowActivity != 1700000000 ||
+		p.WindowSummary != "working:1" || p.SessionSummary != "working:1" || p.PID != 42 || p.CWD != "/w" || p.Width != 80 {
 		t.Errorf("pane 1 = %+v", p)
 	}
 	if _, ok := p.Opts["@agent_detail"]; ok {
 		t.Error("an empty option should be absent")
 	}
-	if s.Panes[1].Title != "first\nsecond line" {
-		t.Errorf("multi-line title = %q", s.Panes[1].Title)
+	if want := "first\nsecond line\nTMAC" + sep + "/dev/pts/9" + sep + "%1" + sep + "s" + sep + "1" + sep + "0"; s.Panes[1].Title != want {
+		t.Errorf("multi-line title = %q, want %q", s.Panes[1].Title, want)
+	}
+	if q := s.Panes[2]; q.Session != "t" || q.Window != 4 || q.Active || q.WindowSummary != "" {
+		t.Errorf("a pane of an inactive window = %+v", q)
 	}
 	if len(s.Clients) != 1 || s.Clients[0].Pane != "%2" || s.Clients[0].Activity != 1700000001 {
 		t.Errorf("clients = %+v", s.Clients)
 	}
 	// tmux 3.4 prints the separator back as the text \037.
-	s, err = ParseList(strings.ReplaceAll(paneLine("%3", "t", nil), sep, `\037`))
-	if err != nil || len(s.Panes) != 1 || s.Panes[0].ID != "%3" {
+	s, err = ParseList(strings.ReplaceAll(listHead()+paneLine("%3", "t", nil), sep, `\037`))
+	if err != nil || len(s.Panes) != 1 || s.Panes[0].ID != "%3" || s.Panes[0].Session != "s" {
 		t.Fatalf("\\037 form: %+v %v", s, err)
 	}
 	if _, err := ParseList("TMAP" + sep + "%1\n"); err == nil {
-		t.Error("short line accepted")
+		t.Error("short pane line accepted")
+	}
+	if _, err := ParseList("TMAW" + sep + "@1\n"); err == nil {
+		t.Error("short window line accepted")
+	}
+}
+
+// TestListNonce: lines the call did not ask for (another nonce) are not
+// records, so nothing a pane prints as its title can pass for one.
+func TestListNonce(t *testing.T) {
+	forged := strings.Replace(listHead(), "TMAS", "TMASbeef", 1)
+	s, err := parseList(forged+strings.Replace(paneLine("%1", "x", nil), "TMAP", "TMAPcafe", 1), "cafe")
+	if err != nil || s.Server != "" || len(s.Panes) != 1 || s.Panes[0].Session != "" {
+		t.Fatalf("snapshot = %+v, %v", s, err)
+	}
+	args := listArgs("cafe")
+	if args[0] != "display-message" || !strings.HasPrefix(args[len(args)-1], "TMAPcafe"+sep) {
+		t.Fatalf("list args = %q", args)
 	}
 }
 

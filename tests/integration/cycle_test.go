@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -336,5 +337,36 @@ func TestScanIntoStampFoldsItself(t *testing.T) {
 	}
 	if got := strings.TrimSpace(e.s.MustRun("show-options", "-gqv", "@tma_last_poll")); len(got) != 13 {
 		t.Errorf("@tma_last_poll = %q", got)
+	}
+}
+
+// TestRollupOfAKilledAgentClears: a plain shell pane is not in the record
+// stream, but a window whose agent pane was killed still sends one of its
+// shells, so the stale @agent_summary (and the session's) is cleared.
+func TestRollupOfAKilledAgentClears(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeIdle)
+	shell := strings.TrimSpace(e.s.MustRun("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", a.Pane, "sh"))
+	e.expect(a.Pane, "idle")
+	if got := strings.TrimSpace(e.s.MustRun("show-options", "-wqv", "-t", shell, "@agent_summary")); got != "idle:1" {
+		t.Fatalf("@agent_summary = %q, want idle:1", got)
+	}
+	// The scan's stream leaves the shell out while the agent carries the window.
+	scan := exec.Command(filepath.Join(binDir, "tma-scan"), "-L", e.s.Name)
+	scan.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=")
+	b, err := scan.Output()
+	out := string(b)
+	if err != nil || strings.Contains(out, `"pane":"`+shell+`"`) || !strings.Contains(out, `"pane":"`+a.Pane+`"`) {
+		t.Fatalf("scan stream (%v) carries the shell %s or misses the agent:\n%s", err, shell, out)
+	}
+	e.s.MustRun("kill-pane", "-t", a.Pane)
+	if rows := e.ls(); len(rows) != 0 {
+		t.Fatalf("rows after the kill: %v", rows)
+	}
+	if got := strings.TrimSpace(e.s.MustRun("show-options", "-wqv", "-t", shell, "@agent_summary")); got != "" {
+		t.Errorf("@agent_summary after the agent pane was killed = %q, want empty", got)
+	}
+	if got := strings.TrimSpace(e.s.MustRun("show-options", "-qv", "-t", shell, "@agent_session_summary")); got != "" {
+		t.Errorf("@agent_session_summary after the agent pane was killed = %q, want empty", got)
 	}
 }

@@ -109,7 +109,7 @@ func timing(e *common.Env, res *libscan.Result) {
 
 func emit(w *record.Writer, res *libscan.Result) error {
 	_ = w.Write(res.Cycle)
-	for _, p := range res.Panes {
+	for _, p := range res.Streamed() {
 		_ = w.Write(p)
 	}
 	_ = w.Write(&record.End{NowMS: res.Cycle.NowMS})
