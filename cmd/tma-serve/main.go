@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/serve"
 )
 
-func main() { os.Exit(serve.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(servecmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 		"tma-pick":  func() { os.Exit(pickcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-act":   func() { os.Exit(actcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"tma-setup": func() { os.Exit(setupcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-serve": func() { os.Exit(serve.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-serve": func() { os.Exit(servecmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

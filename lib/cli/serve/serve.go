@@ -1,4 +1,4 @@
-package serve
+package servecmd
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
 	"github.com/tmaproject/tma/lib/record"
-	libserve "github.com/tmaproject/tma/lib/serve"
+	"github.com/tmaproject/tma/lib/serve"
 )
 
 type serveCmd struct {
@@ -60,41 +60,41 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err := device.CheckID(c.Serve.Device); err != nil {
 		logf("%v", err)
-		return libserve.Refuse(stdout, libserve.CodeScopeDenied, libserve.MsgNotPaired)
+		return serve.Refuse(stdout, serve.CodeScopeDenied, serve.MsgNotPaired)
 	}
 	dir := common.ConfigDir(e)
 	if dir == "" {
 		logf("no config directory: set HOME, XDG_CONFIG_HOME or TMA_CONFIG_DIR")
-		return libserve.ExitFail
+		return serve.ExitFail
 	}
 	rl, err := c.Globals.NewReloader(e)
 	if err != nil {
 		logf("%v", err)
-		return libserve.ExitFail
+		return serve.ExitFail
 	}
 	cfg := rl.Get().Config
-	release, ok, err := libserve.Claim(filepath.Join(ledger.RuntimeDir(e.Getenv), "serve"), cfg.Serve.MaxConnections)
+	release, ok, err := serve.Claim(filepath.Join(ledger.RuntimeDir(e.Getenv), "serve"), cfg.Serve.MaxConnections)
 	if err != nil {
 		logf("connection slots: %v", err)
-		return libserve.ExitFail
+		return serve.ExitFail
 	}
 	// The device is checked before the cap, so an unpaired dial never
 	// learns how busy the host is.
 	st, err := device.Load(device.Path(dir))
 	if err != nil {
 		logf("%v", err)
-		return libserve.Refuse(stdout, libserve.CodeInternal, "the host's device store cannot be read")
+		return serve.Refuse(stdout, serve.CodeInternal, "the host's device store cannot be read")
 	}
 	if st.ByID(c.Serve.Device) == nil {
 		if release != nil {
 			release()
 		}
 		logf("device %s refused: not paired", c.Serve.Device)
-		return libserve.Refuse(stdout, libserve.CodeScopeDenied, libserve.MsgNotPaired)
+		return serve.Refuse(stdout, serve.CodeScopeDenied, serve.MsgNotPaired)
 	}
 	if !ok {
 		logf("device %s refused: %d connections already served", c.Serve.Device, cfg.Serve.MaxConnections)
-		return libserve.Refuse(stdout, libserve.CodeTooMany, libserve.MsgTooMany)
+		return serve.Refuse(stdout, serve.CodeTooMany, serve.MsgTooMany)
 	}
 	defer release()
 
@@ -102,7 +102,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 	h := &host{e: e, g: &c.Globals, rl: rl, dir: dir, git: gitinfo.New()}
-	conn := &libserve.Conn{
+	conn := &serve.Conn{
 		DeviceID: c.Serve.Device, DevicesPath: device.Path(dir), Host: common.Host(), Version: common.Version,
 		IntervalMS: cfg.Serve.ReconcileIntervalMS,
 		Cycle:      h.cycle, ActionKind: h.actionKind, Fire: h.fire, Receipts: h.receipts,
@@ -137,7 +137,7 @@ type host struct {
 	git *gitinfo.Resolver
 }
 
-func (h *host) cycle(ctx context.Context) (*libserve.Snapshot, error) {
+func (h *host) cycle(ctx context.Context) (*serve.Snapshot, error) {
 	l := h.rl.Get()
 	tc := h.g.Tmux(h.e, l.Config)
 	f, err := fleet.Run(ctx, tc, fleet.Options{Manifests: l.Manifests, Tuning: l.Tuning(), Host: common.Host(),
@@ -145,7 +145,7 @@ func (h *host) cycle(ctx context.Context) (*libserve.Snapshot, error) {
 	if err != nil {
 		return nil, errors.New(common.DescribeTmuxError(h.e, tc, err))
 	}
-	s := &libserve.Snapshot{AtMS: f.Cycle.NowMS, Server: f.Cycle.Server, Rows: make([]record.AgentRow, 0, len(f.Rows))}
+	s := &serve.Snapshot{AtMS: f.Cycle.NowMS, Server: f.Cycle.Server, Rows: make([]record.AgentRow, 0, len(f.Rows))}
 	for _, r := range f.Rows {
 		s.Rows = append(s.Rows, r.Row)
 	}
@@ -170,7 +170,7 @@ func (h *host) actionKind(name string) (string, bool) {
 // P --slot S --device D --json` would: the same gate, lock, slot ledger and
 // receipts as a local fire. No --yes and no --force: neither is available
 // remotely.
-func (h *host) fire(ctx context.Context, d libserve.Dispatch) (libserve.Receipt, error) {
+func (h *host) fire(ctx context.Context, d serve.Dispatch) (serve.Receipt, error) {
 	args := h.globalArgs()
 	args = append(args, "act", d.Action, "--pane="+d.Pane, "--slot="+d.Slot, "--device="+d.Device, "--json", "--source=serve")
 	if d.Text != nil {
@@ -190,9 +190,9 @@ func (h *host) fire(ctx context.Context, d libserve.Dispatch) (libserve.Receipt,
 		Cached   *bool   `json:"cached"`
 	}
 	if err := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &r); err != nil || r.Outcome == "" {
-		return libserve.Receipt{}, fmt.Errorf("the broker gave no result (exit %d)", code)
+		return serve.Receipt{}, fmt.Errorf("the broker gave no result (exit %d)", code)
 	}
-	return libserve.Receipt{Outcome: r.Outcome, ExitCode: r.ExitCode, Reason: r.Reason, Cached: r.Cached != nil && *r.Cached}, nil
+	return serve.Receipt{Outcome: r.Outcome, ExitCode: r.ExitCode, Reason: r.Reason, Cached: r.Cached != nil && *r.Cached}, nil
 }
 
 func (h *host) globalArgs() []string {

@@ -63,7 +63,7 @@ var routes = []struct {
 	{"daemon", "daemon", daemoncmd.Grammar},
 	{"reload", "reload", grammar},
 	{"device", "device", grammar},
-	{"serve", "serve", serve.Grammar},
+	{"serve", "serve", servecmd.Grammar},
 	{"jump", "jump", pickcmd.Grammar},
 	{"attach", "attach", pickcmd.Grammar},
 	{"watch", "watch", pickcmd.Grammar},

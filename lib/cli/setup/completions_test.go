@@ -118,7 +118,7 @@ func TestCompletionsCoverEveryFlag(t *testing.T) {
 		case "wait", "subscribe":
 			runs[r.name] = waitcmd.Run
 		case "serve":
-			runs[r.name] = serve.Run
+			runs[r.name] = servecmd.Run
 		case "transcript":
 			runs[r.name] = transcriptcmd.Run
 		default:
