@@ -89,7 +89,10 @@ func Locate(p Pane, e Env) (Source, *Refusal) {
 		return src, refuse(CodeUnsupportedStore, "tma does not read %s's transcripts (it reads claude, codex, gemini, pi and opencode)", p.Agent)
 	}
 	root := storeRoot(p.Agent, e)
-	if p.Transcript != "" {
+	// A stamped path that is gone (the agent moved its store, or the
+	// stamp outlived a file) falls back to the layout when there is a
+	// session id to walk it with.
+	if _, err := os.Lstat(p.Transcript); p.Transcript != "" && (err == nil || p.Session == "") {
 		src.Path = p.Transcript
 		src.Root = root
 		if !within(p.Transcript, root) {

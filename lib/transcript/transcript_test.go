@@ -461,6 +461,7 @@ func TestLocate(t *testing.T) {
 		{Pane{Agent: "pi", Session: "01a2"}, put(".pi/agent/sessions/--tmp-lab-project--/2026-12-01T11-38-26-178Z_01a2.jsonl")},
 		{Pane{Agent: "opencode", Session: "ses_1"}, put(".local/share/opencode/opencode.db")},
 		{Pane{Agent: "pi", Session: "ignored", Transcript: put("stamped/elsewhere.jsonl")}, filepath.Join(home, "stamped/elsewhere.jsonl")},
+		{Pane{Agent: "pi", Session: "01a2", Transcript: filepath.Join(home, "moved/away.jsonl")}, filepath.Join(home, ".pi/agent/sessions/--tmp-lab-project--/2026-12-01T11-38-26-178Z_01a2.jsonl")},
 	}
 	for _, c := range cases {
 		c.pane.ID = "%1"
