@@ -398,6 +398,11 @@ func bundledAgent(name string) *Agent {
 						Claim: Claim{State: "working"},
 					},
 					{
+						Event:   "PreToolUse",
+						Matcher: lazyRegex(`"tool_name"\s*:\s*"request_user_input"`),
+						Claim:   Claim{State: "blocked", Detail: "question"},
+					},
+					{
 						Event: "PreToolUse",
 						Claim: Claim{State: "working"},
 					},
@@ -471,6 +476,64 @@ func bundledAgent(name string) *Agent {
 				},
 				{
 					Index:    2,
+					State:    "blocked",
+					Detail:   "question",
+					Label:    "question-dialog",
+					Priority: 120,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*Question \d+/\d+\b`,
+								Re:   lazyRegex(`^\s*Question \d+/\d+\b`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*›\s*\d+\.\s`,
+								Re:   lazyRegex(`^\s*›\s*\d+\.\s`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)\s*tab to add notes \| enter to submit[^\n]*\|\s*esc to interrupt\s*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)\s*tab to add notes \| enter to submit[^\n]*\|\s*esc to interrupt\s*\z`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    3,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "hooks-review",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*Hooks need review\s*$`,
+								Re:   lazyRegex(`^\s*Hooks need review\s*$`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*›\s*\d+\.\s`,
+								Re:   lazyRegex(`^\s*›\s*\d+\.\s`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)\s*enter confirm · esc skip\s*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)\s*enter confirm · esc skip\s*\z`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    4,
 					State:    "working",
 					Label:    "status-line",
 					Priority: 100,
@@ -493,7 +556,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 12},
 				},
 				{
-					Index:    3,
+					Index:    5,
 					State:    "working",
 					Label:    "title-spinner",
 					Priority: 90,
@@ -506,7 +569,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.Title},
 				},
 				{
-					Index:  4,
+					Index:  6,
 					State:  "idle",
 					Label:  "composer",
 					Region: "bottom_non_empty_lines(6)",
