@@ -116,12 +116,16 @@ func emit(w *record.Writer, res *libscan.Result) error {
 	return w.Flush()
 }
 
-// Push timing: pushes within CoalesceWindow make one cycle, and push-driven
-// cycles start at least MinPushGap apart, so an agent streaming output does
-// not turn into a cycle (and a client redraw) per write.
+// Push timing. The first push after a quiet spell is a change someone is
+// waiting to see: its cycle starts PushSettle later, long enough for the
+// rest of the burst (one repaint is a few writes) to land in it. Push-driven
+// cycles start at least MinPushGap apart, and the pushes in between make one
+// cycle at the gap, so an agent streaming output is a cycle every
+// MinPushGap, not one (and a client redraw) per write. The gap runs from the
+// last push-driven cycle: a change just after a poll tick does not wait.
 const (
-	CoalesceWindow = 100 * time.Millisecond
-	MinPushGap     = 500 * time.Millisecond
+	PushSettle = 20 * time.Millisecond
+	MinPushGap = 500 * time.Millisecond
 )
 
 // follow emits a cycle every interval and early on a control-mode push.
@@ -153,7 +157,7 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 		return common.ExitFail
 	}
 	noted := false
-	var last, swept time.Time
+	var last, lastPush, swept time.Time
 	var edges libscan.Edges
 	captureAll := opts.CaptureAll
 	for {
@@ -205,10 +209,8 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 		case <-timer.C:
 		case <-pushC:
 			timer.Stop()
-			// Let a burst of pushes settle into one cycle, and keep push
-			// cycles apart.
-			wait := CoalesceWindow
-			if gap := MinPushGap - time.Since(last); gap > wait {
+			wait := PushSettle
+			if gap := MinPushGap - time.Since(lastPush); gap > wait {
 				wait = gap
 			}
 			select {
@@ -220,6 +222,7 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 			case <-pushC:
 			default:
 			}
+			lastPush = time.Now()
 		}
 	}
 }
