@@ -9,7 +9,7 @@ import (
 	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/apilane"
 	"github.com/tmaproject/tma/lib/config"
-	libhook "github.com/tmaproject/tma/lib/hook"
+	"github.com/tmaproject/tma/lib/hook"
 	"github.com/tmaproject/tma/lib/record"
 )
 
@@ -24,7 +24,7 @@ func APIProblem(cfg *config.Config, p *record.Pane, prior record.Prior) string {
 	if !slices.Contains(act.APIAgents, p.Agent) {
 		return ""
 	}
-	id := p.Opts[libhook.RequestOption]
+	id := p.Opts[hook.RequestOption]
 	if id == "" && !(prior.State == "blocked" && prior.Detail == "permission") {
 		return ""
 	}
@@ -32,7 +32,7 @@ func APIProblem(cfg *config.Config, p *record.Pane, prior record.Prior) string {
 	if id != "" {
 		pending += " (" + id + ")"
 	}
-	base := p.Opts[libhook.EndpointOption]
+	base := p.Opts[hook.EndpointOption]
 	if base == "" {
 		base = cfg.APIBase(p.Agent)
 	}

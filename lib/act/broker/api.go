@@ -7,7 +7,7 @@ import (
 	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/apilane"
 	"github.com/tmaproject/tma/lib/fleet"
-	libhook "github.com/tmaproject/tma/lib/hook"
+	"github.com/tmaproject/tma/lib/hook"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -19,8 +19,8 @@ var apiClient = &http.Client{Transport: &http.Transport{Proxy: nil}}
 // plugin stamped (@agent_api_endpoint), else [api.<agent>] api_base; from
 // says which.
 func (b *Broker) apiEndpoint(f *fleet.Fleet, pane, agent string) (base, from string) {
-	if p := f.Pane(pane); p != nil && p.Opts[libhook.EndpointOption] != "" {
-		return p.Opts[libhook.EndpointOption], "stamped by the plugin"
+	if p := f.Pane(pane); p != nil && p.Opts[hook.EndpointOption] != "" {
+		return p.Opts[hook.EndpointOption], "stamped by the plugin"
 	}
 	if base := b.Config.APIBase(agent); base != "" {
 		return base, "[api." + agent + "] api_base"
@@ -31,9 +31,9 @@ func (b *Broker) apiEndpoint(f *fleet.Fleet, pane, agent string) (base, from str
 // requestOption is the pane option that names the request an arm answers.
 func requestOption(arm act.APIArm) string {
 	if arm.Op == act.OpQuestionReject {
-		return libhook.QuestionOption
+		return hook.QuestionOption
 	}
-	return libhook.RequestOption
+	return hook.RequestOption
 }
 
 // apiTarget is the answer the action's [api] arm would post on pane: when
@@ -47,7 +47,7 @@ func (b *Broker) apiTarget(a *act.Action, f *fleet.Fleet, pane, agent string) (a
 	}
 	base, from := b.apiEndpoint(f, pane, agent)
 	if base == "" {
-		return ans, "", false, "no " + agent + " server for the api arm (the plugin stamps " + libhook.EndpointOption + " when " + agent + " listens on a port; or set [api." + agent + "] api_base)"
+		return ans, "", false, "no " + agent + " server for the api arm (the plugin stamps " + hook.EndpointOption + " when " + agent + " listens on a port; or set [api." + agent + "] api_base)"
 	}
 	id := ""
 	if p := f.Pane(pane); p != nil {

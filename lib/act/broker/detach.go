@@ -14,7 +14,7 @@ import (
 	"github.com/tmaproject/tma/lib/act/child"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/fleet"
-	libnotify "github.com/tmaproject/tma/lib/notify"
+	"github.com/tmaproject/tma/lib/notify"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -107,7 +107,7 @@ func Supervise(stdin io.Reader, c Supervision, lookup func(string) (string, bool
 	}
 	// The environment is the child's, as the broker built it.
 	o, err := child.Run(c.Command, os.Environ(), io.Discard, io.Discard, time.Duration(c.TimeoutMS)*time.Millisecond)
-	comp := &libnotify.Completion{Action: c.Action, Pane: c.Pane, Agent: c.Agent, Locator: c.Locator}
+	comp := &notify.Completion{Action: c.Action, Pane: c.Pane, Agent: c.Agent, Locator: c.Locator}
 	res := act.Exited(c.Action, c.Pane, o.Code)
 	switch {
 	case err != nil:
@@ -138,8 +138,8 @@ func Supervise(stdin io.Reader, c Supervision, lookup func(string) (string, bool
 	home, _ := os.UserHomeDir()
 	now := time.Now().UnixMilli()
 	getenv := func(k string) string { v, _ := lookup(k); return v }
-	s := libnotify.Settings{Config: cfg, Env: config.Env(lookup), Getenv: getenv, Home: home}
-	libnotify.FireCompletion(context.Background(), s, tc, comp, clients, tty, now)
+	s := notify.Settings{Config: cfg, Env: config.Env(lookup), Getenv: getenv, Home: home}
+	notify.FireCompletion(context.Background(), s, tc, comp, clients, tty, now)
 	l := act.AuditLine{Schema: 1, At: now, Source: c.Source, Action: c.Action, Kind: act.KindExec, Pane: c.Pane,
 		Outcome: res.Outcome, Reason: res.Reason, ExitCode: res.ExitCode}
 	if c.Batch != "" {

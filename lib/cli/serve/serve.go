@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	libact "github.com/tmaproject/tma/lib/act"
+	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/ledger"
 	"github.com/tmaproject/tma/lib/cli/act"
 	"github.com/tmaproject/tma/lib/cli/common"
@@ -155,7 +155,7 @@ func (h *host) cycle(ctx context.Context) (*serve.Snapshot, error) {
 // actionKind loads the actions the broker would (bundled and the user's),
 // so an exec action is known as one whatever it is called.
 func (h *host) actionKind(name string) (string, bool) {
-	set, err := libact.Load(filepath.Join(h.dir, "actions"))
+	set, err := act.Load(filepath.Join(h.dir, "actions"))
 	if err != nil {
 		return "", false
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/install"
-	libpick "github.com/tmaproject/tma/lib/pick"
+	"github.com/tmaproject/tma/lib/pick"
 )
 
 type keysCmd struct {
@@ -168,10 +168,10 @@ func FzfDoctorLine(getenv func(string) string, self string) (line string, ok boo
 	if self != "" {
 		beside = filepath.Dir(self)
 	}
-	f, err := libpick.Find(getenv("PATH"), beside)
+	f, err := pick.Find(getenv("PATH"), beside)
 	if err != nil {
 		msg := strings.ReplaceAll(err.Error(), "\nhint: ", " — ")
-		return "fzf:     " + strings.TrimPrefix(msg, libpick.ErrNoFzf.Error()+": ") + " (the picker needs it)", false
+		return "fzf:     " + strings.TrimPrefix(msg, pick.ErrNoFzf.Error()+": ") + " (the picker needs it)", false
 	}
 	return fmt.Sprintf("fzf:     %s %s ✓", f.Version, f.Path), true
 }
