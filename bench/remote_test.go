@@ -67,7 +67,10 @@ func BenchmarkRemote(b *testing.B) {
 	cm := filepath.Join(b.TempDir(), "cm-%C")
 	reused := append([]string{fresh[0], fresh[1], "-o", "ControlMaster=auto", "-o", "ControlPath=" + cm, "-o", "ControlPersist=120"}, fresh[2:]...)
 	b.Cleanup(func() {
-		_ = exec.Command("ssh", "-o", "ControlPath="+cm, "-O", "exit", "-p", "0", "127.0.0.1").Run()
+		// The master outlives sshd's listener; -O exit with the same
+		// options (ControlPath expands %C from them) ends it.
+		a := append(append([]string{}, reused[1:len(reused)-1]...), "-O", "exit", reused[len(reused)-1])
+		_ = exec.Command(reused[0], a...).Run()
 	})
 	cfgDir := filepath.Join(nearHome, ".config", "tma")
 	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
