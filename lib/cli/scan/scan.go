@@ -165,10 +165,14 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 		l := rl.Get()
 		opts.Manifests, opts.Tuning = l.Manifests, l.Tuning()
 		quiet := int64(l.Config.Daemon.QuietMS)
+		var out map[string]int64
+		if pusher != nil {
+			// Taken without --daemon too, so the pusher does not keep every
+			// pane that ever wrote.
+			out = pusher.TakeOutput()
+		}
 		if daemon {
-			if pusher != nil {
-				edges.Note(pusher.TakeOutput())
-			}
+			edges.Note(out)
 			opts.Edges = edges.Due(last.UnixMilli(), quiet)
 			// The sweep reads every agent screen, the skip rule's stamps
 			// included, so whatever a push missed is repaired within it.
