@@ -148,3 +148,29 @@ func TestTranscriptThroughTheDispatcher(t *testing.T) {
 		t.Errorf("no server: exit %d %q", code, errs)
 	}
 }
+
+// TestPickerTranscriptPreview: in the picker, ctrl-t swaps the preview of
+// the highlighted agent's screen for its transcript (tma-transcript's text
+// page), and ctrl-t again swaps it back.
+func TestPickerTranscriptPreview(t *testing.T) {
+	e := newEnv(t, "")
+	withFzf(t, e)
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.expect(a.Pane, "idle")
+	path := filepath.Join(e.home, ".claude", "projects", "-tmp-lab-project", "7e438f55-8363-469e-b23d-3921c641f85b.jsonl")
+	copyFixture(t, "claude/7e438f55-8363-469e-b23d-3921c641f85b.jsonl", path)
+	e.s.MustRun("set-option", "-p", "-t", a.Pane, "@agent_transcript", path)
+	picker := e.tmaWindow("tma; echo PICKER-EXIT $?; sleep 600")
+	e.attach(picker)
+	e.waitScreen(picker, "the screen preview", func(s string) bool { return strings.Contains(s, "Worked for 6s") })
+	e.s.MustRun("send-keys", "-t", picker, "C-t")
+	e.waitScreen(picker, "the transcript preview", func(s string) bool {
+		return strings.Contains(s, "user_message") && strings.Contains(s, "tool_call") && !strings.Contains(s, "Worked for 6s")
+	})
+	e.s.MustRun("send-keys", "-t", picker, "C-t")
+	e.waitScreen(picker, "the screen preview again", func(s string) bool {
+		return strings.Contains(s, "Worked for 6s") && !strings.Contains(s, "user_message")
+	})
+	e.s.MustRun("send-keys", "-t", picker, "Escape")
+	e.waitScreen(picker, "the picker closed", func(s string) bool { return strings.Contains(s, "PICKER-EXIT 0") })
+}

@@ -52,7 +52,7 @@ type previewCmd struct {
 
 type feedCmd struct {
 	Socket string `arg:"" help:"the surface's control socket."`
-	Verb   string `arg:"" help:"rows, load, layout, pick, menu, focus or click."`
+	Verb   string `arg:"" help:"rows, load, layout, pick, menu, focus, click or preview-mode."`
 	Arg    string `arg:"" optional:"" help:"the pane or key."`
 }
 

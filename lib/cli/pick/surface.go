@@ -55,6 +55,12 @@ type surface struct {
 	// row, so this still names the row that was selected before the click.
 	focused string
 
+	// transcript: ctrl-t swapped the preview for the highlighted pane's
+	// transcript (session-local, never saved); the two preview commands
+	// fzf is switched between.
+	transcript               bool
+	screenCmd, transcriptCmd string
+
 	seen           map[string]*record.Row // the picker's last row of each pane
 	choice, chosen string                 // picker: "pick" or "menu", and the pane
 	held           bytes.Buffer
@@ -262,6 +268,12 @@ func (u *surface) handle(verb, arg string) string {
 		u.focused = arg
 	case "layout":
 		return u.layout()
+	case "preview-mode":
+		u.transcript = !u.transcript
+		if u.transcript {
+			return "change-preview(" + u.transcriptCmd + ")"
+		}
+		return "change-preview(" + u.screenCmd + ")"
 	}
 	return ""
 }
@@ -300,6 +312,11 @@ func (u *surface) fzfArgs(self []string) []string {
 		return strings.Join(w, " ")
 	}
 	preview := q(append(self, "preview")...) + " {1}"
+	u.screenCmd = preview
+	// The transcript preview is tma-transcript's text page (its stderr
+	// too: the older line, or the refusal that says why there is none);
+	// a header row names no pane and shows nothing.
+	u.transcriptCmd = "case {1} in %[0-9]*) " + q(transcriptArgv(self)...) + " --last 50 --pane {1} 2>&1;; esac"
 	return []string{
 		"--ansi", "--no-multi", "--no-sort", "--no-tac", "--no-tmux", "--no-height", "--no-print-query",
 		"--no-expect", "--no-select-1", "--no-exit-0", "--no-read0", "--no-print0", "--no-track",
@@ -315,7 +332,20 @@ func (u *surface) fzfArgs(self []string) []string {
 		"--bind=left-click:transform(" + u.feed + " click {1})",
 		"--bind=scroll-up:up+up+up",
 		"--bind=scroll-down:down+down+down",
+		"--bind=ctrl-t:transform(" + u.feed + " preview-mode)",
 	}
+}
+
+// transcriptArgv is `tma transcript` as the picker's preview runs it: the
+// tma-transcript beside this binary (else PATH's), on the same server.
+func transcriptArgv(self []string) []string {
+	bin := "tma-transcript"
+	if beside := filepath.Join(filepath.Dir(self[0]), bin); filepath.IsAbs(beside) {
+		if fi, err := os.Stat(beside); err == nil && !fi.IsDir() {
+			bin = beside
+		}
+	}
+	return append([]string{bin, "transcript"}, self[1:]...)
 }
 
 // run opens fzf over the surface and returns its exit code once it closes.
