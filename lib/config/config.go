@@ -67,7 +67,10 @@ type Fold struct {
 	DwellSecs        int `toml:"dwell_secs"`
 	HookDecaySecs    int `toml:"hook_decay_secs"`
 	BlockedDecaySecs int `toml:"blocked_decay_secs"`
-	FreshnessSecs    int `toml:"freshness_secs"`
+	// FreshnessSecs is accepted and checked but read by nothing: a cycle
+	// that skipped a freshly stamped pane would lag blocked detection
+	// (docs/config.md, the decision under [fold]).
+	FreshnessSecs int `toml:"freshness_secs"`
 }
 
 // Style is one { glyph, color } entry. Color is stored as written: a tmux colour string for
