@@ -7,4 +7,4 @@ import (
 	"github.com/tmaproject/tma/lib/cli/scan"
 )
 
-func main() { os.Exit(scan.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(scancmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,3 +1,3 @@
-// Package scan is the tma-scan command: observe one cycle and emit it as
+// Package scancmd is the tma-scan command: observe one cycle and emit it as
 // NDJSON records.
-package scan
+package scancmd

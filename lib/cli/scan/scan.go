@@ -1,4 +1,4 @@
-package scan
+package scancmd
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/lifeline"
 	"github.com/tmaproject/tma/lib/record"
-	libscan "github.com/tmaproject/tma/lib/scan"
+	"github.com/tmaproject/tma/lib/scan"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -54,12 +54,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	l := rl.Get()
 	tc := c.Tmux(e, l.Config)
-	opts := libscan.Options{
+	opts := scan.Options{
 		Manifests: l.Manifests, Tuning: l.Tuning(), Host: common.Host(),
 		Now: func() int64 { return time.Now().UnixMilli() }, Pane: c.Pane, NoCapture: c.NoCapture, CaptureAll: c.CaptureAll,
 	}
 	if !c.Follow {
-		res, err := libscan.Run(common.Background(), tc, opts)
+		res, err := scan.Run(common.Background(), tc, opts)
 		if err != nil {
 			return fail(common.DescribeTmuxError(e, tc, err), common.ExitFail)
 		}
@@ -77,7 +77,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // timing is --debug-timing: the phases' cost, then every agent pane as
 // captured or capture-skipped (with why), the skipped ones next to the
 // captures.
-func timing(e *common.Env, res *libscan.Result) {
+func timing(e *common.Env, res *scan.Result) {
 	ms := func(d time.Duration) string {
 		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + " ms"
 	}
@@ -107,7 +107,7 @@ func timing(e *common.Env, res *libscan.Result) {
 	}
 }
 
-func emit(w *record.Writer, res *libscan.Result) error {
+func emit(w *record.Writer, res *scan.Result) error {
 	_ = w.Write(res.Cycle)
 	for _, p := range res.Streamed() {
 		_ = w.Write(p)
@@ -136,7 +136,7 @@ const (
 // It ends with its pipeline (see lib/lifeline): on its parent's death or an
 // ending signal it detaches its control clients and exits with the shell's
 // code for the signal; when its reader is gone, at once.
-func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Options, rl *common.Reloader, interval time.Duration, push, daemon bool, fail func(string, int) int) int {
+func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options, rl *common.Reloader, interval time.Duration, push, daemon bool, fail func(string, int) int) int {
 	lifeline.DieWithReader(e.Stdout)
 	ctx, stop := lifeline.Context(common.Background())
 	defer stop()
@@ -158,7 +158,7 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 	}
 	noted := false
 	var last, lastPush, swept time.Time
-	var edges libscan.Edges
+	var edges scan.Edges
 	captureAll := opts.CaptureAll
 	for {
 		last = time.Now()
@@ -182,7 +182,7 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 				swept = last
 			}
 		}
-		res, err := libscan.Run(ctx, tc, opts)
+		res, err := scan.Run(ctx, tc, opts)
 		if ctx.Err() != nil {
 			return ended()
 		}
@@ -231,7 +231,7 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts libscan.Optio
 	}
 }
 
-func sessions(res *libscan.Result) []string {
+func sessions(res *scan.Result) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, p := range res.Panes {

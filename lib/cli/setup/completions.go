@@ -91,7 +91,7 @@ func CompletionTree() (*completion.Command, error) {
 		return nil, err
 	}
 	root.Commands = nil
-	sc, err := completion.FromKong(scan.Grammar(), "", opts...)
+	sc, err := completion.FromKong(scancmd.Grammar(), "", opts...)
 	if err != nil {
 		return nil, err
 	}
