@@ -24,6 +24,7 @@ const (
 	CodeUnsupportedSchema = "unsupported-schema"
 	CodeBadRequest        = "bad-request"
 	CodeNotFound          = "not-found"
+	CodeCursorInvalid     = "cursor-invalid"
 	CodeScopeDenied       = "scope-denied"
 	CodeTooMany           = "too-many-connections"
 	CodeUnsupported       = "unsupported"
@@ -88,8 +89,11 @@ type Conn struct {
 	Fire func(ctx context.Context, d Dispatch) (Receipt, error)
 	// Receipts reads the ledger: the receipts document's array.
 	Receipts func(ctx context.Context, slot string) (json.RawMessage, error)
-	Now      func() int64
-	Log      func(format string, a ...any)
+	// Window reads one page of a pane's transcript: the tma transcript
+	// --json document, or a refusal (its code and message).
+	Window func(ctx context.Context, w WindowRequest) (doc []byte, refusal *Refusal, err error)
+	Now    func() int64
+	Log    func(format string, a ...any)
 }
 
 type request struct {
@@ -103,6 +107,10 @@ type request struct {
 	Pane       string          `json:"pane"`
 	Slot       string          `json:"slot"`
 	Text       *string         `json:"text"`
+	Last       int             `json:"last"`
+	Before     string          `json:"before"`
+	Event      string          `json:"event"`
+	Headers    bool            `json:"headers"`
 }
 
 // session is one connection's state.
@@ -287,6 +295,11 @@ func (s *session) request(ctx context.Context, line []byte) (code int, done bool
 		s.frame(fields("schema", Schema, "id", id, "t", "ack"))
 	case "dispatch":
 		s.dispatch(ctx, id, &q)
+	case "window":
+		if !s.need(id, device.ScopeRead) {
+			return 0, false
+		}
+		s.window(ctx, id, &q)
 	case "receipts":
 		if !s.need(id, device.ScopeRead) {
 			return 0, false

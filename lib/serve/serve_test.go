@@ -21,15 +21,16 @@ const phoneID = "SHA256:phone"
 // harness is one connection over pipes, with a fake host that records what
 // reached the broker.
 type harness struct {
-	t      *testing.T
-	store  string
-	in     *io.PipeWriter
-	out    *bufio.Scanner
-	code   chan int
-	mu     sync.Mutex
-	fired  []Dispatch
-	rows   []record.AgentRow
-	cycles int
+	t       *testing.T
+	store   string
+	in      *io.PipeWriter
+	out     *bufio.Scanner
+	code    chan int
+	mu      sync.Mutex
+	fired   []Dispatch
+	rows    []record.AgentRow
+	cycles  int
+	windows []WindowRequest
 }
 
 func pair(t *testing.T, path string, scopes ...string) {
@@ -76,8 +77,23 @@ func start(t *testing.T, scopes []string, interval int) *harness {
 			return Receipt{Outcome: "sent"}, nil
 		},
 		Receipts: func(context.Context, string) (json.RawMessage, error) { return json.RawMessage("[]"), nil },
-		Now:      func() int64 { return 7 },
-		Log:      func(string, ...any) {},
+		Window: func(_ context.Context, w WindowRequest) ([]byte, *Refusal, error) {
+			h.mu.Lock()
+			h.windows = append(h.windows, w)
+			h.mu.Unlock()
+			switch {
+			case w.Pane == "%9":
+				return nil, &Refusal{Code: "no-transcript", Message: "no agent"}, nil
+			case w.Before == "bad":
+				return nil, &Refusal{Code: "cursor-invalid", Message: "not a cursor"}, nil
+			case !w.Headers || w.Last > 4:
+				// Too big for one frame until it is headers and 4 events.
+				return []byte(`{"schema":1,"pane":"` + w.Pane + `","pad":"` + strings.Repeat("x", MaxWindowFrame) + `"}`), nil, nil
+			}
+			return []byte(fmt.Sprintf(`{"schema":1,"pane":%q,"last":%d}`, w.Pane, w.Last)), nil, nil
+		},
+		Now: func() int64 { return 7 },
+		Log: func(string, ...any) {},
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -346,5 +362,32 @@ func TestScopeTable(t *testing.T) {
 	}
 	if _, ok := ScopeFor("compact"); ok {
 		t.Error("compact is in the remote table")
+	}
+}
+
+func TestWindow(t *testing.T) {
+	h := start(t, device.OnlyScopes, 60000)
+	h.send(`{"schema":1,"id":"1","t":"hello"}`)
+	h.next()
+	h.send(`{"schema":1,"id":"2","t":"window","pane":"%1","last":16}`)
+	f := h.next()
+	if f["_raw"] != `{"schema":1,"id":"2","t":"window","document":{"schema":1,"pane":"%1","last":4}}` {
+		t.Errorf("window within the frame budget: %s", f["_raw"])
+	}
+	h.mu.Lock()
+	if len(h.windows) != 4 || h.windows[1].Headers != true || h.windows[1].Last != 16 || h.windows[2].Last != 8 {
+		t.Errorf("reads %+v: bodies dropped first, then halved", h.windows)
+	}
+	h.mu.Unlock()
+	for _, c := range []struct{ line, code string }{
+		{`{"schema":1,"id":"3","t":"window","pane":"%9"}`, CodeNotFound},
+		{`{"schema":1,"id":"3","t":"window","pane":"%1","before":"bad"}`, CodeCursorInvalid},
+		{`{"schema":1,"id":"3","t":"window","pane":"1"}`, CodeBadRequest},
+		{`{"schema":1,"id":"3","t":"window","pane":"%1","last":1001}`, CodeBadRequest},
+	} {
+		h.send(c.line)
+		if f := h.next(); f["t"] != "error" || f["code"] != c.code {
+			t.Errorf("%s -> %s, want %s", c.line, f["_raw"], c.code)
+		}
 	}
 }

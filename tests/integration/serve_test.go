@@ -320,3 +320,41 @@ func TestServeOverSSHMaxConnections(t *testing.T) {
 		t.Errorf("after the first ended: %s", f["_raw"])
 	}
 }
+
+// A window frame serves a pane's transcript page (the tma transcript
+// document) to a read-scoped device; a pane with no agent is not-found.
+func TestServeOverSSHWindow(t *testing.T) {
+	sshd := testkit.NewSSHD(t)
+	e := newEnv(t, "")
+	pane := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", "s", "#{pane_id}"))
+	path := filepath.Join(e.home, ".claude", "projects", "-tmp-lab-project", "7e438f55-8363-469e-b23d-3921c641f85b.jsonl")
+	copyFixture(t, "claude/7e438f55-8363-469e-b23d-3921c641f85b.jsonl", path)
+	e.s.MustRun("set-option", "-p", "-t", pane, "@agent_name", "claude")
+	e.s.MustRun("set-option", "-p", "-t", pane, "@agent_transcript", path)
+	e.s.MustRun("split-window", "-d", "-t", "s", "sh")
+	bare := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", "s:0.1", "#{pane_id}"))
+	k := sshd.NewKey("tablet")
+	sshd.Authorize(e.forced(k, k.Fingerprint))
+	e.device("pair", "tablet", "--id", k.Fingerprint, "--only")
+
+	d := dialSSH(t, sshd.SSH(k))
+	d.send(helloFrame)
+	d.next()
+	d.send(fmt.Sprintf(`{"schema":1,"id":"w","t":"window","pane":%q,"last":3}`, pane))
+	f := d.next()
+	doc, _ := f["document"].(map[string]any)
+	if f["t"] != "window" || doc == nil || doc["pane"] != pane || doc["agent"] != "claude" || len(doc["events"].([]any)) != 3 || doc["older"] == nil {
+		t.Fatalf("window: %s", f["_raw"])
+	}
+	if len(f["_raw"].(string)) >= 32<<10 {
+		t.Errorf("a window frame of %d bytes", len(f["_raw"].(string)))
+	}
+	d.send(fmt.Sprintf(`{"schema":1,"id":"x","t":"window","pane":%q,"last":3,"before":%q}`, pane, doc["older"]))
+	if g := d.next(); g["t"] != "window" || g["_raw"] == f["_raw"] {
+		t.Errorf("the page before: %s", g["_raw"])
+	}
+	d.send(fmt.Sprintf(`{"schema":1,"id":"y","t":"window","pane":%q}`, bare))
+	if g := d.next(); g["t"] != "error" || g["code"] != "not-found" || !strings.HasPrefix(g["message"].(string), "no-transcript: ") {
+		t.Errorf("a pane with no agent: %s", g["_raw"])
+	}
+}
