@@ -174,3 +174,38 @@ func TestPickerTranscriptPreview(t *testing.T) {
 	e.s.MustRun("send-keys", "-t", picker, "Escape")
 	e.waitScreen(picker, "the picker closed", func(s string) bool { return strings.Contains(s, "PICKER-EXIT 0") })
 }
+
+// TestWatchTranscriptPreview: in watch, t swaps the preview of the selected
+// agent's screen for its transcript, refreshed with the cycles, and back.
+func TestWatchTranscriptPreview(t *testing.T) {
+	e := newEnv(t, "")
+	withBins(t, e)
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.expect(a.Pane, "idle")
+	path := filepath.Join(e.home, ".claude", "projects", "-tmp-lab-project", "7e438f55-8363-469e-b23d-3921c641f85b.jsonl")
+	copyFixture(t, "claude/7e438f55-8363-469e-b23d-3921c641f85b.jsonl", path)
+	e.s.MustRun("set-option", "-p", "-t", a.Pane, "@agent_transcript", path)
+	watch := e.tmaWindow("tma watch; echo WATCH-EXIT $?; sleep 600")
+	e.attach(watch)
+	e.waitScreen(watch, "the screen preview", func(s string) bool {
+		return strings.Contains(s, "Worked for 6s") && strings.Contains(s, "t transcript")
+	})
+	e.s.MustRun("send-keys", "-t", watch, "t")
+	e.waitScreen(watch, "the transcript preview", func(s string) bool {
+		return strings.Contains(s, "user_message") && strings.Contains(s, "tool_call") && !strings.Contains(s, "Worked for 6s") && strings.Contains(s, "t screen")
+	})
+	// A line the agent appends shows on a later refresh.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"user","timestamp":"2026-12-02T00:00:00.000Z","message":{"role":"user","content":"FRESH-LINE"}}` + "\n")
+	f.Close()
+	e.waitScreen(watch, "the appended event", func(s string) bool { return strings.Contains(s, "2026-12-02T00:00:00") })
+	e.s.MustRun("send-keys", "-t", watch, "t")
+	e.waitScreen(watch, "the screen preview again", func(s string) bool {
+		return strings.Contains(s, "Worked for 6s") && !strings.Contains(s, "user_message")
+	})
+	e.s.MustRun("send-keys", "-t", watch, "q")
+	e.waitScreen(watch, "q quits", func(s string) bool { return strings.Contains(s, "WATCH-EXIT 0") })
+}

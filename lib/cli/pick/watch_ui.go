@@ -14,6 +14,7 @@ import (
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
 	"github.com/tmaproject/tma/lib/jump"
+	"github.com/tmaproject/tma/lib/pick"
 	"github.com/tmaproject/tma/lib/selector"
 	"github.com/tmaproject/tma/lib/tui"
 )
@@ -41,6 +42,9 @@ type watchUI struct {
 	rows  int
 	table bool // p: the table instead of the preview (wide only)
 	flat  bool // g: no groups (wide only)
+	// transcript: t shows the selected agent's transcript in the preview
+	// instead of its screen (wide only; session-local, never saved).
+	transcript bool
 
 	lines   []wline
 	list    *tui.List
@@ -258,6 +262,11 @@ func (w *watchUI) handle(ev tui.Event) bool {
 			w.flat = !w.flat
 			w.rebuild()
 		}
+	case "t":
+		if w.wide() {
+			w.transcript = !w.transcript
+			w.prevFor = "" // show the other one now
+		}
 	case "ctrl-l":
 		w.shown = nil
 	}
@@ -352,12 +361,16 @@ func (w *watchUI) view() *watchView {
 			w.preview, w.prevFor = nil, ""
 		} else if w.selPane != w.prevFor {
 			w.mu.Lock()
-			w.preview = previewLines(w.s.capture(w.selPane))
+			if w.transcript {
+				w.preview = previewLines(w.transcriptOf(w.selPane, g.height))
+			} else {
+				w.preview = previewLines(w.s.capture(w.selPane))
+			}
 			w.mu.Unlock()
 			w.prevFor = w.selPane
 		}
 	}
-	v := &watchView{cols: w.cols, rows: w.rows, table: w.table && w.wide(), grouped: w.wide() && !w.flat,
+	v := &watchView{cols: w.cols, rows: w.rows, table: w.table && w.wide(), grouped: w.wide() && !w.flat, transcript: w.transcript,
 		lines: w.lines, list: w.list, preview: w.preview, empty: "no agents"}
 	if w.sel != nil {
 		v.empty = "no agents in scope"
@@ -387,4 +400,16 @@ func (w *watchUI) draw(full bool) {
 	if b.Len() > 0 {
 		_, _ = w.term.Write([]byte(b.String()))
 	}
+}
+
+// transcriptOf is the pane's last events as `tma transcript` prints them
+// (its refusal too), as many as the preview has rows: tma-transcript is a
+// binary of its own, so watch runs it rather than link its SQLite driver.
+func (w *watchUI) transcriptOf(pane string, rows int) string {
+	server := ""
+	if w.f != nil {
+		server = w.f.Cycle.Server
+	}
+	argv := append(transcriptArgv(selfArgv(server)), "--last", strconv.Itoa(max(1, min(rows, 1000))), "--pane", pane)
+	return pick.Output(argv, os.Environ(), 5*time.Second)
 }

@@ -52,6 +52,7 @@ type watchView struct {
 	cols, rows int
 	table      bool // the table body (only when wide)
 	grouped    bool
+	transcript bool   // the preview shows the transcript (t)
 	header     string // the table's column header
 	lines      []wline
 	list       *tui.List
@@ -87,14 +88,17 @@ func (v *watchView) hint() string {
 	if v.cols < Wide {
 		return "enter jump · a actions · q quit"
 	}
-	p, g := "p table", "g flat"
+	p, g, t := "p table", "g flat", " · t transcript"
 	if v.table {
-		p = "p preview"
+		p, t = "p preview", ""
 	}
 	if !v.grouped {
 		g = "g group"
 	}
-	return "enter jump · a actions · " + p + " · " + g + " · q quit"
+	if v.transcript && t != "" {
+		t = " · t screen"
+	}
+	return "enter jump · a actions · " + p + t + " · " + g + " · q quit"
 }
 
 // frame is the screen: exactly rows lines, each exactly cols cells. The
@@ -110,7 +114,11 @@ func (v *watchView) frame() []string {
 	pw := v.cols - g.listW - 1
 	prev := v.preview
 	if len(prev) > g.height {
-		prev = prev[len(prev)-g.height:]
+		if v.transcript {
+			prev = prev[:g.height] // newest first: the head is what matters
+		} else {
+			prev = prev[len(prev)-g.height:]
+		}
 	}
 	for r := 0; r < g.height; r++ {
 		i := v.list.Top + r
