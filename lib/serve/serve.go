@@ -53,6 +53,9 @@ type Snapshot struct {
 	AtMS   int64
 	Server string
 	Rows   []record.AgentRow
+	// Panes is every pane id on the server, agent or not: what tells a
+	// remote wait that its pane is gone.
+	Panes []string
 }
 
 // Dispatch is a scope-cleared act request for the broker.
@@ -407,7 +410,11 @@ func (s *session) snapshotFrame(id string, snap *Snapshot) {
 		}
 		rows = append(rows, b)
 	}
-	s.frame(fields("schema", Schema, "id", id, "t", "snapshot", "at_ms", snap.AtMS, "server", snap.Server, "rows", rows))
+	panes := snap.Panes
+	if panes == nil {
+		panes = []string{}
+	}
+	s.frame(fields("schema", Schema, "id", id, "t", "snapshot", "at_ms", snap.AtMS, "server", snap.Server, "rows", rows, "panes", panes))
 }
 
 // publish runs the subscription's cycle and sends an edge per pane whose

@@ -157,3 +157,60 @@ func TestRemoteActOverSSH(t *testing.T) {
 		t.Errorf("unknown host: exit %d %q", code, errs)
 	}
 }
+
+// tma wait --host waits on a remote pane over one held serve connection:
+// reached (the row, host = the remote's name), a timeout (124), a pane
+// that goes away (3).
+func TestRemoteWaitOverSSH(t *testing.T) {
+	sshd := testkit.NewSSHD(t)
+	far := newEnv(t, "[serve]\nreconcile_interval_ms = 200\n")
+	a := far.s.StartAgent("claude", claudeWorking)
+	far.expect(a.Pane, "working")
+	k := sshd.NewKey("laptop")
+	sshd.Authorize(far.forced(k, k.Fingerprint))
+	far.device("pair", "laptop", "--id", k.Fingerprint, "--only")
+	near := newEnv(t, fmt.Sprintf("[[remote]]\nname = \"build\"\ncommand = %s\n", tomlArgv(sshd.SSH(k))))
+
+	_, errs, code := near.tma("wait", "--host", "build", "--pane", a.Pane, "--until", "blocked", "--timeout", "2")
+	if code != 124 || errs != "tma: timed out after 2s waiting for blocked (exit 124)\n" {
+		t.Errorf("timeout: exit %d %q", code, errs)
+	}
+
+	type res struct {
+		out, errs string
+		code      int
+	}
+	done := make(chan res, 1)
+	go func() {
+		o, e, c := near.tma("wait", "--host=build", "--pane", a.Pane, "--until", "idle", "--json", "--timeout", "60")
+		done <- res{o, e, c}
+	}()
+	time.Sleep(1500 * time.Millisecond)
+	select {
+	case r := <-done:
+		t.Fatalf("returned before the pane was idle: %+v", r)
+	default:
+	}
+	a.Paint(claudeIdle)
+	r := <-done
+	var row struct {
+		Schema int    `json:"schema"`
+		Pane   string `json:"pane"`
+		State  string `json:"state"`
+		Host   string `json:"host"`
+		Server string `json:"server"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &row); err != nil || r.code != 0 || row.Schema != 1 || row.Pane != a.Pane || row.State != "idle" || row.Host != "build" || row.Server != far.s.Socket {
+		t.Fatalf("reached: exit %d %q %q (%v)", r.code, r.out, r.errs, err)
+	}
+
+	go func() {
+		o, e, c := near.tma("wait", "--host", "build", "--pane", a.Pane, "--until", "blocked", "--timeout", "60")
+		done <- res{o, e, c}
+	}()
+	time.Sleep(1500 * time.Millisecond)
+	far.s.MustRun("kill-pane", "-t", a.Pane)
+	if r := <-done; r.code != 3 {
+		t.Errorf("vanished pane: exit %d %q", r.code, r.errs)
+	}
+}

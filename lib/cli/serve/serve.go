@@ -36,6 +36,8 @@ type cli struct {
 	// RemoteAct is the client end: the dispatcher routes `tma act --host`
 	// here.
 	RemoteAct remoteActCmd `cmd:"" name:"remote-act" hidden:"" help:"fire an action on a [[remote]]'s pane through its serve."`
+	// RemoteWait is `tma wait --host`.
+	RemoteWait remoteWaitCmd `cmd:"" name:"remote-wait" hidden:"" help:"wait on a [[remote]]'s panes through its serve."`
 }
 
 // Grammar is tma-serve's command line as kong parses it, for the
@@ -54,6 +56,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if strings.HasPrefix(kctx.Command(), "remote-act") {
 		return remoteAct(e, &c.Globals, &c.RemoteAct)
+	}
+	if kctx.Command() == "remote-wait" {
+		return remoteWait(e, &c.Globals, &c.RemoteWait)
 	}
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(stderr, "tma serve: "+format+"\n", a...)
@@ -145,7 +150,7 @@ func (h *host) cycle(ctx context.Context) (*serve.Snapshot, error) {
 	if err != nil {
 		return nil, errors.New(common.DescribeTmuxError(h.e, tc, err))
 	}
-	s := &serve.Snapshot{AtMS: f.Cycle.NowMS, Server: f.Cycle.Server, Rows: make([]record.AgentRow, 0, len(f.Rows))}
+	s := &serve.Snapshot{AtMS: f.Cycle.NowMS, Server: f.Cycle.Server, Rows: make([]record.AgentRow, 0, len(f.Rows)), Panes: f.Cycle.Panes}
 	for _, r := range f.Rows {
 		s.Rows = append(s.Rows, r.Row)
 	}

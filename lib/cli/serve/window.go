@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/tmaproject/tma/lib/cli/common"
-	libserve "github.com/tmaproject/tma/lib/serve"
+	"github.com/tmaproject/tma/lib/serve"
 	"github.com/tmaproject/tma/lib/tmux"
 	"github.com/tmaproject/tma/lib/transcript"
 )
@@ -17,12 +17,12 @@ var windowOptions = []string{"pane_current_path", "@agent_name", "@agent_session
 
 // window reads one transcript page of a pane on this host, as `tma
 // transcript --pane P --json` would.
-func (h *host) window(ctx context.Context, w libserve.WindowRequest) ([]byte, *libserve.Refusal, error) {
+func (h *host) window(ctx context.Context, w serve.WindowRequest) ([]byte, *serve.Refusal, error) {
 	l := h.rl.Get()
 	tc := h.g.Tmux(h.e, l.Config)
 	opts, err := tc.PaneOptions(ctx, w.Pane, windowOptions)
 	if errors.Is(err, tmux.ErrPaneGone) {
-		return nil, &libserve.Refusal{Code: "no-transcript", Message: "no such pane " + w.Pane}, nil
+		return nil, &serve.Refusal{Code: "no-transcript", Message: "no such pane " + w.Pane}, nil
 	}
 	if err != nil {
 		return nil, nil, errors.New(common.DescribeTmuxError(h.e, tc, err))
@@ -36,7 +36,7 @@ func (h *host) window(ctx context.Context, w libserve.WindowRequest) ([]byte, *l
 	doc, ref := transcript.Read(p, transcript.Env{Home: home, Getenv: h.e.Getenv},
 		transcript.Request{Last: w.Last, Before: w.Before, Event: w.Event, Headers: w.Headers})
 	if ref != nil {
-		return nil, &libserve.Refusal{Code: ref.Code, Message: ref.Message}, nil
+		return nil, &serve.Refusal{Code: ref.Code, Message: ref.Message}, nil
 	}
 	b, err := doc.MarshalJSON()
 	return b, nil, err

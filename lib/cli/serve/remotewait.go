@@ -1,0 +1,171 @@
+package servecmd
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/remote"
+	"github.com/tmaproject/tma/lib/selector"
+	"github.com/tmaproject/tma/lib/view"
+	"github.com/tmaproject/tma/lib/wait"
+)
+
+// remoteWaitCmd is `tma wait --host NAME …`: tma wait's targets and exit
+// codes over one held serve connection, a snapshot per host interval.
+type remoteWaitCmd struct {
+	selector.Flags
+	Host    string `name:"host" required:"" placeholder:"NAME" help:"the [[remote]] whose panes to wait on."`
+	Pane    string `name:"pane" placeholder:"ID" help:"wait on this pane (its id on that host)."`
+	Any     bool   `name:"any" help:"wait on any agent pane in scope."`
+	All     bool   `name:"all" help:"a barrier over every agent pane in scope at the first observation."`
+	Count   int    `name:"count" placeholder:"N" help:"a quorum: N panes in scope in a target state."`
+	Until   string `name:"until" required:"" placeholder:"STATES" help:"comma-separated: idle, working, blocked, unknown, done."`
+	Since   int64  `name:"since" placeholder:"MS" help:"require an episode strictly newer than this episode_ms."`
+	Timeout string `name:"timeout" placeholder:"SECS" help:"give up after this long (seconds, or a duration): exit 124."`
+	JSON    bool   `name:"json" help:"print the matched row as a schema-1 object."`
+}
+
+func remoteWait(e *common.Env, g *common.Globals, c *remoteWaitCmd) int {
+	until, err := selector.ParseStates("--until <STATES>", c.Until)
+	if err != nil {
+		e.Errorf("%v", err)
+		return wait.ExitUsage
+	}
+	sel, err := c.Flags.Compile()
+	if err != nil {
+		e.Errorf("%v", err)
+		return wait.ExitUsage
+	}
+	var timeout time.Duration
+	if c.Timeout != "" {
+		if n, err := strconv.ParseFloat(c.Timeout, 64); err == nil && n > 0 {
+			timeout = time.Duration(n * float64(time.Second))
+		} else if d, err := time.ParseDuration(c.Timeout); err == nil && d > 0 {
+			timeout = d
+		} else {
+			e.Errorf("invalid value %q for --timeout: want seconds (90) or a duration (90s, 5m)", c.Timeout)
+			return wait.ExitUsage
+		}
+	}
+	spec := wait.Spec{Until: until, Since: c.Since, Sel: sel, Agent: c.Flags.AgentName(), Count: c.Count}
+	n := 0
+	for _, set := range []bool{c.Pane != "", c.Any, c.All, c.Count > 0} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		e.Errorf("--pane, --any, --all and --count exclude each other")
+		return wait.ExitUsage
+	case c.Count < 0:
+		e.Errorf("--count must be at least 1")
+		return wait.ExitUsage
+	case c.Pane != "":
+		spec.Target, spec.Pane = wait.TargetPane, c.Pane
+	case c.Any:
+		spec.Target = wait.TargetAny
+	case c.All:
+		spec.Target = wait.TargetAll
+	case c.Count > 0:
+		spec.Target = wait.TargetCount
+	case c.Flags.AgentName() != "":
+		spec.Target = wait.TargetAgent
+	default:
+		e.Errorf("name a target: --pane, --agent, --any, --all or --count")
+		return wait.ExitUsage
+	}
+	cfg, _, err := config.LoadResolved(g.Config, config.Env(e.Lookup))
+	if err != nil {
+		e.Errorf("%v", err)
+		return wait.ExitFail
+	}
+	r := cfg.Remote(c.Host)
+	if r == nil {
+		e.Errorf("no [[remote]] is called %q", c.Host)
+		return wait.ExitUsage
+	}
+	ctx := common.Background()
+	if timeout > 0 {
+		var cancel func()
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	w := wait.New(spec)
+	timedOut := func() int {
+		fmt.Fprintf(e.Stderr, "tma: timed out after %s waiting for %s (exit 124)\n", human(timeout), w.States())
+		return wait.ExitTimeout
+	}
+	conn, err := remote.Dial(ctx, *r, common.Version)
+	if err != nil {
+		if ctx.Err() != nil {
+			return timedOut()
+		}
+		e.Errorf("remote %s: %v", c.Host, err)
+		return wait.ExitFail
+	}
+	defer conn.Close()
+	every := time.Duration(max(conn.IntervalMS, 100)) * time.Millisecond
+	for {
+		got, panes, err := conn.Snapshot(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return timedOut()
+			}
+			e.Errorf("remote %s: %v", c.Host, err)
+			return wait.ExitFail
+		}
+		rows := make([]*record.Row, len(got))
+		for i, a := range got {
+			rows[i] = remote.Row(a)
+		}
+		d := w.Observe(rows, panes)
+		if d.Note != "" {
+			fmt.Fprintf(e.Stderr, "tma: note: %s\n", d.Note)
+		}
+		if d.Done {
+			if d.Code != wait.ExitReached {
+				fmt.Fprintf(e.Stderr, "tma: %s\n", d.Msg)
+				return d.Code
+			}
+			return printRows(e, d, c.JSON)
+		}
+		select {
+		case <-ctx.Done():
+			return timedOut()
+		case <-time.After(every):
+		}
+	}
+}
+
+func human(d time.Duration) string {
+	if d%time.Second == 0 {
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	}
+	return d.String()
+}
+
+// printRows prints what tma wait prints for a reached target.
+func printRows(e *common.Env, d wait.Decision, asJSON bool) int {
+	var err error
+	switch {
+	case asJSON && d.Multi:
+		err = view.LsJSON(e.Stdout, d.Rows)
+	case asJSON:
+		var b []byte
+		if b, err = record.MarshalRowObject(d.Rows[0].Row); err == nil {
+			_, err = fmt.Fprintf(e.Stdout, "%s\n", b)
+		}
+	default:
+		err = view.LsPlain(e.Stdout, d.Rows)
+	}
+	if err != nil {
+		return wait.ExitFail
+	}
+	return wait.ExitReached
+}
