@@ -114,20 +114,24 @@ func (c *Conn) ask(ctx context.Context, t string, body map[string]any, want stri
 	}
 }
 
+// Snap is one snapshot of a held connection.
+type Snap struct {
+	AtMS  int64             `json:"at_ms"`
+	Rows  []record.AgentRow `json:"rows"`
+	Panes []string          `json:"panes"`
+}
+
 // Snapshot runs one cycle on the host and returns its rows (host set to
 // the remote's name, as Snapshot does) and every pane id on its server.
-func (c *Conn) Snapshot(ctx context.Context) ([]record.AgentRow, []string, error) {
-	var f struct {
-		Rows  []record.AgentRow `json:"rows"`
-		Panes []string          `json:"panes"`
-	}
+func (c *Conn) Snapshot(ctx context.Context) (*Snap, error) {
+	var f Snap
 	if err := c.ask(ctx, "snapshot", nil, "snapshot", c.r.Timeout(), &f); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for i := range f.Rows {
 		f.Rows[i].Host = c.r.Name
 	}
-	return f.Rows, f.Panes, nil
+	return &f, nil
 }
 
 // Close ends the connection: stdin closed, the group killed if it lingers.

@@ -1,8 +1,12 @@
 package integration
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -212,5 +216,56 @@ func TestRemoteWaitOverSSH(t *testing.T) {
 	far.s.MustRun("kill-pane", "-t", a.Pane)
 	if r := <-done; r.code != 3 {
 		t.Errorf("vanished pane: exit %d %q", r.code, r.errs)
+	}
+}
+
+// tma subscribe --json --host streams a remote's rows: a document per host
+// snapshot, and with --events one record per transition.
+func TestRemoteSubscribeOverSSH(t *testing.T) {
+	sshd := testkit.NewSSHD(t)
+	far := newEnv(t, "[serve]\nreconcile_interval_ms = 200\n")
+	a := far.s.StartAgent("claude", claudeWorking)
+	far.expect(a.Pane, "working")
+	k := sshd.NewKey("laptop")
+	sshd.Authorize(far.forced(k, k.Fingerprint))
+	far.device("pair", "laptop", "--id", k.Fingerprint, "--only")
+	near := newEnv(t, fmt.Sprintf("[[remote]]\nname = \"build\"\ncommand = %s\n", tomlArgv(sshd.SSH(k))))
+
+	cmd := exec.Command("dash", filepath.Join(binDir, "tma"), "-L", near.s.Name, "subscribe", "--json", "--events", "--host", "build")
+	cmd.Env = append(os.Environ(), "HOME="+near.home, "XDG_RUNTIME_DIR="+near.run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=", "PATH="+binDir+":"+os.Getenv("PATH"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	// Let the baseline land before the change.
+	time.Sleep(2 * time.Second)
+	a.Paint(claudeIdle)
+	select {
+	case l, ok := <-lines:
+		if !ok {
+			t.Fatalf("the stream ended: %s", stderr.String())
+		}
+		var ev struct {
+			Pane, From, To string
+		}
+		if err := json.Unmarshal([]byte(l), &ev); err != nil || ev.Pane != a.Pane || ev.From != "working" || (ev.To != "idle" && ev.To != "done") {
+			t.Errorf("event %q (%v)", l, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no event in 30s: %s", stderr.String())
 	}
 }

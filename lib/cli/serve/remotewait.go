@@ -112,7 +112,7 @@ func remoteWait(e *common.Env, g *common.Globals, c *remoteWaitCmd) int {
 	defer conn.Close()
 	every := time.Duration(max(conn.IntervalMS, 100)) * time.Millisecond
 	for {
-		got, panes, err := conn.Snapshot(ctx)
+		snap, err := conn.Snapshot(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return timedOut()
@@ -120,11 +120,11 @@ func remoteWait(e *common.Env, g *common.Globals, c *remoteWaitCmd) int {
 			e.Errorf("remote %s: %v", c.Host, err)
 			return wait.ExitFail
 		}
-		rows := make([]*record.Row, len(got))
-		for i, a := range got {
+		rows := make([]*record.Row, len(snap.Rows))
+		for i, a := range snap.Rows {
 			rows[i] = remote.Row(a)
 		}
-		d := w.Observe(rows, panes)
+		d := w.Observe(rows, snap.Panes)
 		if d.Note != "" {
 			fmt.Fprintf(e.Stderr, "tma: note: %s\n", d.Note)
 		}

@@ -38,6 +38,8 @@ type cli struct {
 	RemoteAct remoteActCmd `cmd:"" name:"remote-act" hidden:"" help:"fire an action on a [[remote]]'s pane through its serve."`
 	// RemoteWait is `tma wait --host`.
 	RemoteWait remoteWaitCmd `cmd:"" name:"remote-wait" hidden:"" help:"wait on a [[remote]]'s panes through its serve."`
+	// RemoteSubscribe is `tma subscribe --host`.
+	RemoteSubscribe remoteSubscribeCmd `cmd:"" name:"remote-subscribe" hidden:"" help:"stream a [[remote]]'s rows through its serve."`
 }
 
 // Grammar is tma-serve's command line as kong parses it, for the
@@ -59,6 +61,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if kctx.Command() == "remote-wait" {
 		return remoteWait(e, &c.Globals, &c.RemoteWait)
+	}
+	if kctx.Command() == "remote-subscribe" {
+		return remoteSubscribe(e, &c.Globals, &c.RemoteSubscribe)
 	}
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(stderr, "tma serve: "+format+"\n", a...)
