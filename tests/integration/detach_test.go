@@ -125,6 +125,10 @@ command = 'env | grep "^TMA_" | sort >"`+dir+`/child-env"; pwd >"`+dir+`/child-p
 			t.Errorf("the completion's environment carries the child's %s:\n%s", not, cenv)
 		}
 	}
+	// The supervisor appends both logs after it hands the command its
+	// payload, so they may land a moment after the payload shows.
+	e.s.WaitFor(func() bool { l := e.logLines(); return len(l) == 1 && l[0] != "" }, "the completion's notify log line")
+	e.s.WaitFor(func() bool { return len(auditLines(t, actLog)) == 3 }, "the completion's act log line")
 	if l := e.logLines(); len(l) != 1 || !strings.HasPrefix(l[0], `{"schema":1,"at":`) || !strings.Contains(l[0], `"action":"summarize"`) || strings.Contains(l[0], `"state"`) {
 		t.Errorf("notify log %q", l)
 	}
