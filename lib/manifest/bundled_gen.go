@@ -732,12 +732,22 @@ func bundledAgent(name string) *Agent {
 						Claim: Claim{State: "working"},
 					},
 					{
+						Event:   "BeforeTool",
+						Matcher: lazyRegex(`"tool_name"\s*:\s*"ask_user"`),
+						Claim:   Claim{State: "blocked", Detail: "question"},
+					},
+					{
 						Event: "BeforeTool",
 						Claim: Claim{State: "working"},
 					},
 					{
 						Event: "AfterTool",
 						Claim: Claim{State: "working"},
+					},
+					{
+						Event:   "Notification",
+						Matcher: lazyRegex(`"notification_type"\s*:\s*"ToolPermission".*"details"\s*:\s*\{\s*"type"\s*:\s*"ask_user"`),
+						Claim:   Claim{State: "blocked", Detail: "question"},
 					},
 					{
 						Event:   "Notification",
@@ -796,6 +806,88 @@ func bundledAgent(name string) *Agent {
 				},
 				{
 					Index:    2,
+					State:    "blocked",
+					Detail:   "question",
+					Label:    "question-dialog",
+					Priority: 120,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^│\s*●\s*\d+\.\s`,
+								Re:   lazyRegex(`^│\s*●\s*\d+\.\s`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)│\s*Enter to select · ↑/↓ to navigate · Esc to cancel\s*│\s*\n╰─+╯\s*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)│\s*Enter to select · ↑/↓ to navigate · Esc to cancel\s*│\s*\n╰─+╯\s*\z`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    3,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-auth",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^│\s*●\s*\d+\.\s`,
+								Re:   lazyRegex(`^│\s*●\s*\d+\.\s`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^│\s*\(Use Enter to select\)\s*│$`,
+								Re:   lazyRegex(`^│\s*\(Use Enter to select\)\s*│$`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)╰─+╯\s*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)╰─+╯\s*\z`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    4,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-api-key",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^│\s*Enter Gemini API Key\s*│$`,
+								Re:   lazyRegex(`^│\s*Enter Gemini API Key\s*│$`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^│\s*\(Press Enter to submit, Esc to cancel\b`,
+								Re:   lazyRegex(`^│\s*\(Press Enter to submit, Esc to cancel\b`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)╰─+╯\s*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)╰─+╯\s*\z`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    5,
 					State:    "working",
 					Label:    "esc-to-cancel",
 					Priority: 100,
@@ -808,7 +900,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 10},
 				},
 				{
-					Index:    3,
+					Index:    6,
 					State:    "working",
 					Label:    "title-working",
 					Priority: 90,
@@ -821,7 +913,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.Title},
 				},
 				{
-					Index:  4,
+					Index:  7,
 					State:  "idle",
 					Label:  "input-box",
 					Region: "bottom_non_empty_lines(8)",
