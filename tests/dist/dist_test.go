@@ -27,7 +27,7 @@ import (
 
 const version = "9.8.7"
 
-var tools = []string{"tma-scan", "tma-fold", "tma-stamp", "tma-view", "tma-hook", "tma-wait", "tma-setup", "tma-pick", "tma-act", "tma-notify", "tma-daemon", "tma-serve"}
+var tools = []string{"tma-scan", "tma-fold", "tma-stamp", "tma-view", "tma-hook", "tma-wait", "tma-setup", "tma-pick", "tma-act", "tma-notify", "tma-daemon", "tma-transcript", "tma-serve"}
 
 func root(t *testing.T) string {
 	t.Helper()
