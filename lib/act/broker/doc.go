@@ -4,7 +4,8 @@
 // the claude reply lane, OpenCode's HTTP lane, an exec child through
 // lib/act/child, a detached supervisor), the repeat run and the release,
 // the --slot ledger claim and receipt, the dry run, --list and --menu, and
-// the act log line of each attempt. The rules it applies are lib/act's
+// the act log line of each attempt; and tma mute's targets and deadline
+// write (Mute). The rules it applies are lib/act's
 // (pure); this package runs them against a server. It reads no flags and
 // no config file: lib/cli/act builds a Broker from the command line.
 package broker

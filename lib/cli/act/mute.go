@@ -1,18 +1,9 @@
 package actcmd
 
 import (
-	"errors"
-	"fmt"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
-
 	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/broker"
 	"github.com/tmaproject/tma/lib/cli/common"
-	"github.com/tmaproject/tma/lib/fleet"
-	"github.com/tmaproject/tma/lib/gitinfo"
 	"github.com/tmaproject/tma/lib/selector"
 	"github.com/tmaproject/tma/lib/tmux"
 )
@@ -24,10 +15,8 @@ type muteCmd struct {
 	Clear bool    `name:"clear" help:"end the mute on the same targets (harmless on a pane that is not muted)."`
 }
 
-// muter is one tma mute invocation. The mute is the pane option
-// @agent_mute_until (epoch ms; 99999999999999 until cleared): tma ls shows
-// it in the muted column and as "muted": true; detection, stamping and the
-// counts ignore it. tma has no notifications yet, so nothing else reads it.
+// muter is one tma mute invocation: the flags checked and the target
+// named, then a lib/act/broker.Mute writes the deadline.
 type muter struct {
 	e   *common.Env
 	g   *common.Globals
@@ -79,93 +68,11 @@ func (m *muter) main() int {
 		return common.ExitFail
 	}
 	srv := m.g.Tmux(m.e, l.Config)
-	server := common.SocketDescription(m.e, srv.Target)
-	panes := []string{pane}
-	if selecting {
-		var git *gitinfo.Resolver
-		if sel.NeedsGit() {
-			git = gitinfo.New()
-		}
-		fl, err := fleet.Run(common.Background(), srv, fleet.Options{
-			Manifests: l.Manifests, Tuning: l.Tuning(), Host: common.Host(), Now: m.now, Git: git,
-		})
-		if err != nil {
-			m.e.Errorf("%s", common.DescribeTmuxError(m.e, srv, err))
-			return common.ExitFail
-		}
-		if fl.Cycle.Server != "" {
-			cl := *srv
-			cl.Target = tmux.Target{SocketPath: fl.Cycle.Server}
-			srv, server = &cl, fl.Cycle.Server
-		}
-		panes = nil
-		for _, r := range fl.Rows {
-			if sel.Match(r) {
-				panes = append(panes, r.Row.Pane)
-			}
-		}
-		if len(panes) == 0 {
-			return m.usage("no agent pane matches the selector on %s", server)
-		}
-		sort.Slice(panes, func(i, j int) bool { return paneNum(panes[i]) < paneNum(panes[j]) })
+	mu := &broker.Mute{Pane: pane, Selector: sel, ForMS: forMS, Clear: c.Clear,
+		Manifests: l.Manifests, Tuning: l.Tuning(), Tmux: srv, Host: common.Host(),
+		Server: common.SocketDescription(m.e, srv.Target), Now: m.now,
+		Stdout: m.e.Stdout, Stderr: m.e.Stderr, Errorf: m.e.Errorf,
+		DescribeTmuxError: func(tc *tmux.Client, err error) string { return common.DescribeTmuxError(m.e, tc, err) },
 	}
-	return m.apply(srv, server, panes, forMS)
-}
-
-// apply writes (or unsets) the deadline on every pane in one batch, each
-// followed by a read-back of the pane id: a pane that prints nothing is
-// gone (exit 3), the others get one line each on stdout.
-func (m *muter) apply(srv *tmux.Client, server string, panes []string, forMS int64) int {
-	now := m.now()
-	until := act.MuteUntil(now, forMS)
-	var lines []string
-	for _, p := range panes {
-		set := tmux.Set{Name: act.MuteOption, Value: strconv.FormatInt(until, 10)}
-		if m.c.Clear {
-			set = tmux.Set{Name: act.MuteOption, Unset: true}
-		}
-		l, err := tmux.Write{Pane: p, Sets: []tmux.Set{set}}.Line()
-		if err != nil {
-			m.e.Errorf("%v", err)
-			return common.ExitFail
-		}
-		lines = append(lines, l, "display -p -t "+p+" '#{pane_id}'")
-	}
-	out, errs, err := srv.Batch(common.Background(), lines)
-	if err != nil {
-		if errors.Is(err, tmux.ErrNoServer) {
-			m.e.Errorf("%s", common.DescribeTmuxError(m.e, srv, err))
-		} else {
-			m.e.Errorf("%v", err)
-		}
-		return common.ExitFail
-	}
-	seen := map[string]bool{}
-	for _, l := range strings.Split(out, "\n") {
-		seen[strings.TrimSpace(l)] = true
-	}
-	code := common.ExitOK
-	for _, p := range panes {
-		switch {
-		case !seen[p]:
-			fmt.Fprintf(m.e.Stderr, "tma: mute: no pane %s on %s\n", p, server)
-			code = max(code, common.ExitVanish)
-		case m.c.Clear:
-			fmt.Fprintf(m.e.Stdout, "unmuted %s\n", p)
-		default:
-			fmt.Fprintf(m.e.Stdout, "muted %s %s\n", p, act.DescribeMute(until, forMS, time.Local))
-		}
-	}
-	for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {
-		if l != "" && !broker.PaneGone(l) {
-			fmt.Fprintf(m.e.Stderr, "tma: mute: tmux: %s\n", l)
-			code = common.ExitFail
-		}
-	}
-	return code
-}
-
-func paneNum(p string) int {
-	n, _ := strconv.Atoi(strings.TrimPrefix(p, "%"))
-	return n
+	return mu.Run()
 }
