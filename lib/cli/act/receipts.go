@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/act/ledger"
@@ -44,27 +42,7 @@ func receipts(e *common.Env, c *receiptsCmd) int {
 		return common.ExitOK
 	}
 	for _, r := range rs {
-		fmt.Fprintln(e.Stdout, receiptLine(r))
+		fmt.Fprintln(e.Stdout, r.Line())
 	}
 	return common.ExitOK
-}
-
-// receiptLine is one text line: at_ms slot pane action outcome reason
-// exit_code device, tab-separated, "-" for an absent field.
-func receiptLine(r ledger.Receipt) string {
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
-	reason, device := "", ""
-	if r.Reason != nil {
-		reason = *r.Reason
-	}
-	if r.Device != nil {
-		device = *r.Device
-	}
-	return strings.Join([]string{strconv.FormatInt(r.AtMS, 10), dash(r.Slot), dash(r.Pane), dash(r.Action),
-		dash(r.Outcome), dash(reason), strconv.Itoa(r.ExitCode), dash(device)}, "\t")
 }
