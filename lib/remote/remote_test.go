@@ -80,7 +80,7 @@ func TestSnapshotHang(t *testing.T) {
 	}
 	// Generous: the bound is asserted loosely (2 cores under load), the
 	// exact figure belongs to make bench.
-	if took > 5*time.Second {
+	if took > 20*time.Second {
 		t.Errorf("a 300ms timeout took %s", took)
 	}
 	b, _ := os.ReadFile(pidFile)
