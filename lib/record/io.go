@@ -72,6 +72,10 @@ func (w *Writer) Write(v any) error {
 	case *Row:
 		r.Head = Head{Version, KindRow}
 	}
+	// The hand codec appends straight into the buffer's free space.
+	if b, ok := appendFast(w.w.AvailableBuffer(), v); ok {
+		return w.WriteRaw(b)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		w.err = err

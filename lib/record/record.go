@@ -187,6 +187,15 @@ type Verdict struct {
 // Unmarshal decodes one line into the concrete record its kind names.
 // Unknown kinds come back as nil with no error so filters can pass them on.
 func Unmarshal(line []byte) (Head, any, error) {
+	if h, v, ok := unmarshalFast(line); ok {
+		return h, v, nil
+	}
+	return unmarshalJSON(line)
+}
+
+// unmarshalJSON is Unmarshal by encoding/json alone: the reference the
+// hand codec must agree with, and where every line it refuses goes.
+func unmarshalJSON(line []byte) (Head, any, error) {
 	var h Head
 	if err := json.Unmarshal(line, &h); err != nil {
 		return h, nil, err
