@@ -1,3 +1,5 @@
+//go:build !noopencode
+
 package transcript
 
 import (
@@ -28,6 +30,10 @@ import (
 // and a read-only connection never checkpoints the WAL. It is not opened
 // immutable: the agent is writing the database while it is read, and
 // immutable would tell SQLite to ignore the WAL and the locks.
+
+// OpenCodeBuilt says this build reads OpenCode's store (a build with the
+// noopencode tag leaves the SQLite driver out and refuses those panes).
+const OpenCodeBuilt = true
 
 // openDB opens the database read-only.
 func openDB(path string) (*sql.DB, *Refusal) {

@@ -28,6 +28,9 @@ var fixtures = map[string]struct{ file, session string }{
 // it; SQLite keeps its -shm beside the database) and returns its source.
 func fixture(t *testing.T, agent string) Source {
 	t.Helper()
+	if agent == "opencode" && !OpenCodeBuilt {
+		t.Skip("built with noopencode: TestOpenCodeBuild checks the refusal")
+	}
 	f := fixtures[agent]
 	b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "transcripts", f.file))
 	if err != nil {
@@ -517,5 +520,25 @@ func TestSymlinkOutOfStore(t *testing.T) {
 	os.Mkdir(filepath.Join(proj, "dir.jsonl"), 0o755)
 	if _, ref := Read(Pane{ID: "%1", Agent: "claude", Transcript: filepath.Join(proj, "dir.jsonl")}, env, Request{Last: 1}); ref == nil || ref.Code != CodeIOError {
 		t.Errorf("a directory for a transcript: %v", ref)
+	}
+}
+
+// The released build reads OpenCode's database; one built with the
+// noopencode tag refuses it as a store it does not serve.
+func TestOpenCodeBuild(t *testing.T) {
+	dir := t.TempDir()
+	src := Source{Agent: "opencode", Path: filepath.Join(dir, "opencode.db"), Root: dir, Session: fixtures["opencode"].session}
+	b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "transcripts", fixtures["opencode"].file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(src.Path, b, 0o644)
+	pg, ref := ReadSource(src, Request{Last: 1})
+	if OpenCodeBuilt {
+		if ref != nil || len(pg.Events) != 1 {
+			t.Errorf("OpenCode's store: %v", ref)
+		}
+	} else if ref == nil || ref.Code != CodeUnsupportedStore {
+		t.Errorf("a noopencode build: %v, want unsupported-store", ref)
 	}
 }
