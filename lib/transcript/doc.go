@@ -17,7 +17,9 @@
 // (pure Go: CGO_ENABLED=0 builds keep working) opened read-only and never
 // checkpointed. That driver is why this package has a binary of its own
 // (cmd/tma-transcript): linked into tma-view it would lengthen the start-up
-// of every `tma status` a status line runs.
+// of every `tma status` a status line runs. Built with the noopencode
+// tag, the package links no driver and refuses OpenCode panes
+// (unsupported-store).
 //
 // Tmux is never run here: the caller hands in the pane's options (read
 // through lib/tmux in one call).
