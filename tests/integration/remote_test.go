@@ -86,7 +86,8 @@ func TestRemoteLsOverSSH(t *testing.T) {
 	}
 
 	out, _, code = near.tma("ls", "--host", "build", "--state", "blocked")
-	if code != 0 || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, b.Pane+"\t") {
+	// The text form gains a last column with --host: the row's host.
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, b.Pane+"\t") || !strings.HasSuffix(out, "\tbuild\n") || strings.Count(out, "\t") != 12 {
 		t.Errorf("--host build --state blocked: exit %d %q", code, out)
 	}
 

@@ -1,8 +1,11 @@
 package viewcmd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/config"
@@ -70,4 +73,27 @@ func (h *hosts) merge(e *common.Env, local []*record.Row, sel *selector.Selector
 		out = append(out, rows...)
 	}
 	return out
+}
+
+// plain is ls's text form. With --host each line gets a last column, the
+// row's host, since the pane ids of two hosts collide; without it the
+// lines are the local contract's, unchanged.
+func (h *hosts) plain(w io.Writer, rows []*record.Row) error {
+	if h == nil {
+		return view.LsPlain(w, rows)
+	}
+	var b bytes.Buffer
+	if err := view.LsPlain(&b, rows); err != nil {
+		return err
+	}
+	lines := strings.SplitAfter(b.String(), "\n")
+	for i, r := range rows {
+		if i >= len(lines) {
+			break
+		}
+		if _, err := fmt.Fprintf(w, "%s\t%s\n", strings.TrimSuffix(lines[i], "\n"), record.Printable(r.Row.Host)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

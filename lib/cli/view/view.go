@@ -195,7 +195,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if c.Ls.JSON {
 			err = view.LsJSON(stdout, keep)
 		} else {
-			err = view.LsPlain(stdout, keep)
+			err = remotes.plain(stdout, keep)
 		}
 	case "status":
 		var s string
