@@ -1165,6 +1165,30 @@ func bundledAgent(name string) *Agent {
 				},
 				{
 					Index:    2,
+					State:    "blocked",
+					Detail:   "question",
+					Label:    "select-dialog",
+					Priority: 100,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*→\s+\S`,
+								Re:   lazyRegex(`^\s*→\s+\S`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^\s*↑↓ navigate\s+enter select\s+\S+ cancel\s*\n─{20,}\s*$`,
+								Re:   lazyRegex(`(?m)(?m)^\s*↑↓ navigate\s+enter select\s+\S+ cancel\s*\n─{20,}\s*$`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    3,
 					State:    "working",
 					Label:    "working-spinner",
 					Priority: 100,
@@ -1177,7 +1201,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.Visible},
 				},
 				{
-					Index:  3,
+					Index:  4,
 					State:  "idle",
 					Label:  "editor-footer",
 					Region: "bottom_non_empty_lines(6)",

@@ -30,7 +30,13 @@ var screenOnly = map[string]map[string]string{
 	"codex": {"working-tool": "approve fires no event until PostToolUse"},
 	// pi's permission-gate example asks through ctx.ui.select inside its
 	// tool_call handler: no event marks the dialog.
-	"pi": {"blocked-permission-gate": "an extension's select fires no event"},
+	// confirm-destructive.ts asks inside session_before_switch/_fork, which
+	// no event reports either.
+	"pi": {
+		"blocked-permission-gate": "an extension's select fires no event",
+		"blocked-confirm":         "an extension's confirm fires no event",
+		"blocked-select":          "an extension's select fires no event",
+	},
 }
 
 func TestRecordedHookEvents(t *testing.T) {
