@@ -197,8 +197,18 @@ func (d *decoder) strValue() (string, bool) {
 // strEscaped finishes a string from its first backslash on; start is where
 // its text began.
 func (d *decoder) strEscaped(start int) (string, bool) {
-	// The unescaped text is never longer than the escaped one.
-	out := make([]byte, 0, d.i-start+64)
+	// Find the closing quote first: the text unescaped is never longer
+	// than escaped, so one buffer of that size holds it (a capture with
+	// colours is mostly \u001b escapes, and growing by append cost twice
+	// encoding/json's allocation).
+	end := d.i
+	for end < len(d.b) && d.b[end] != '"' {
+		if d.b[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	out := make([]byte, 0, min(end, len(d.b))-start)
 	out = append(out, d.b[start:d.i]...)
 	for d.i < len(d.b) {
 		b := d.b[d.i]
