@@ -124,6 +124,10 @@ type Client struct {
 	// Spawns counts tmux processes started; the benchmarks and the
 	// constant-spawn tests read it.
 	Spawns int
+	// Control, when set, carries List over one of the follower's own
+	// control clients instead of a spawn (query.go); Queries counts them.
+	Control *Pusher
+	Queries int
 }
 
 // New returns a client for the target, with the default timeout.
@@ -143,7 +147,11 @@ func (c *Client) Run(ctx context.Context, stdin string, args ...string) (string,
 	if bin == "" {
 		bin = "tmux"
 	}
-	argv := append(c.Target.Args(), args...)
+	// -u: tmux takes a client without a UTF-8 locale (cron, an sshd
+	// without PAM, LANG unset) to want its output escaped, and prints the
+	// list's \x1f separator and every non-ASCII title as "_". tma's
+	// clients never draw a terminal, so they always say UTF-8.
+	argv := append(append([]string{"-u"}, c.Target.Args()...), args...)
 	cmd := exec.CommandContext(ctx, bin, argv...)
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)

@@ -17,6 +17,10 @@ func TestNotifyFromTheDaemon(t *testing.T) {
 		t.Fatalf("screen-first under the daemon: %v\nlog:\n%s", ps, e.daemonLog())
 	}
 	b := e.s.StartAgent("claude", claudeWorking)
+	// The daemon's first sighting of b first: a hook that started before a
+	// capture its commit lands after is older evidence than that screen,
+	// and loses to it (the evidence order), which is not what this checks.
+	e.s.WaitFor(func() bool { return e.s.Option(b.Pane, "@agent_state") == "working" }, "the daemon's first sighting of "+b.Pane)
 	e.fire(b.Pane, "claude", "UserPromptSubmit", `{"session_id":"s-b","prompt":"hi"}`)
 	e.fire(b.Pane, "claude", "PermissionRequest", `{"session_id":"s-b","tool_name":"Bash","tool_input":{"command":"x"}}`)
 	ps = e.payloads(2, 10*time.Second)
