@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 )
 
@@ -42,7 +43,9 @@ func (c *Config) Remote(name string) *Remote {
 
 // remoteNameRE is a host label: what rows, selectors and --host use. "all"
 // is --host's word for every remote, so no remote may be called that.
-var remoteNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// Compiled on first use: every tool links lib/config, and a regexp built
+// at init is paid by every process, a status line's included.
+var remoteNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 func (c *Config) validateRemotes() error {
 	seen := map[string]bool{}
@@ -51,7 +54,7 @@ func (c *Config) validateRemotes() error {
 		switch {
 		case r.Name == "":
 			return &Error{Key: key("name"), Msg: "is required"}
-		case !remoteNameRE.MatchString(r.Name):
+		case !remoteNameRE().MatchString(r.Name):
 			return &Error{Key: key("name"), Msg: fmt.Sprintf("invalid host label %q (letters, digits and . _ -, at most 64)", r.Name)}
 		case r.Name == "all":
 			return &Error{Key: key("name"), Msg: `"all" is --host's word for every remote`}
