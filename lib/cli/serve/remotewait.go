@@ -41,43 +41,14 @@ func remoteWait(e *common.Env, g *common.Globals, c *remoteWaitCmd) int {
 		e.Errorf("%v", err)
 		return wait.ExitUsage
 	}
-	var timeout time.Duration
-	if c.Timeout != "" {
-		if n, err := strconv.ParseFloat(c.Timeout, 64); err == nil && n > 0 {
-			timeout = time.Duration(n * float64(time.Second))
-		} else if d, err := time.ParseDuration(c.Timeout); err == nil && d > 0 {
-			timeout = d
-		} else {
-			e.Errorf("invalid value %q for --timeout: want seconds (90) or a duration (90s, 5m)", c.Timeout)
-			return wait.ExitUsage
-		}
+	timeout, err := wait.ParseTimeout(c.Timeout)
+	if err != nil {
+		e.Errorf("%v", err)
+		return wait.ExitUsage
 	}
 	spec := wait.Spec{Until: until, Since: c.Since, Sel: sel, Agent: c.Flags.AgentName(), Count: c.Count}
-	n := 0
-	for _, set := range []bool{c.Pane != "", c.Any, c.All, c.Count > 0} {
-		if set {
-			n++
-		}
-	}
-	switch {
-	case n > 1:
-		e.Errorf("--pane, --any, --all and --count exclude each other")
-		return wait.ExitUsage
-	case c.Count < 0:
-		e.Errorf("--count must be at least 1")
-		return wait.ExitUsage
-	case c.Pane != "":
-		spec.Target, spec.Pane = wait.TargetPane, c.Pane
-	case c.Any:
-		spec.Target = wait.TargetAny
-	case c.All:
-		spec.Target = wait.TargetAll
-	case c.Count > 0:
-		spec.Target = wait.TargetCount
-	case c.Flags.AgentName() != "":
-		spec.Target = wait.TargetAgent
-	default:
-		e.Errorf("name a target: --pane, --agent, --any, --all or --count")
+	if err := spec.Choose(c.Pane, c.Any, c.All); err != nil {
+		e.Errorf("%v", err)
 		return wait.ExitUsage
 	}
 	cfg, _, err := config.LoadResolved(g.Config, config.Env(e.Lookup))

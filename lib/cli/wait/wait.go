@@ -93,19 +93,6 @@ func read(e *common.Env) <-chan cycleMsg {
 	return ch
 }
 
-func parseTimeout(s string) (time.Duration, error) {
-	if s == "" {
-		return 0, nil
-	}
-	if n, err := strconv.ParseFloat(s, 64); err == nil && n > 0 {
-		return time.Duration(n * float64(time.Second)), nil
-	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return d, nil
-	}
-	return 0, fmt.Errorf("invalid value %q for --timeout: want seconds (90) or a duration (90s, 5m)", s)
-}
-
 func runWait(e *common.Env, g *common.Globals, c *waitCmd) int {
 	until, err := selector.ParseStates("--until <STATES>", c.Until)
 	if err != nil {
@@ -117,37 +104,14 @@ func runWait(e *common.Env, g *common.Globals, c *waitCmd) int {
 		fmt.Fprintf(e.Stderr, "error: %v\n", err)
 		return wait.ExitUsage
 	}
-	timeout, err := parseTimeout(c.Timeout)
+	timeout, err := wait.ParseTimeout(c.Timeout)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "error: %v\n", err)
 		return wait.ExitUsage
 	}
 	spec := wait.Spec{Until: until, Since: c.Since, Sel: sel, Agent: c.Flags.AgentName(), Count: c.Count}
-	n := 0
-	for _, set := range []bool{c.Pane != "", c.Any, c.All, c.Count > 0} {
-		if set {
-			n++
-		}
-	}
-	switch {
-	case n > 1:
-		e.Errorf("--pane, --any, --all and --count exclude each other")
-		return wait.ExitUsage
-	case c.Count < 0:
-		e.Errorf("--count must be at least 1")
-		return wait.ExitUsage
-	case c.Pane != "":
-		spec.Target, spec.Pane = wait.TargetPane, c.Pane
-	case c.Any:
-		spec.Target = wait.TargetAny
-	case c.All:
-		spec.Target = wait.TargetAll
-	case c.Count > 0:
-		spec.Target = wait.TargetCount
-	case c.Flags.AgentName() != "":
-		spec.Target = wait.TargetAgent
-	default:
-		e.Errorf("name a target: --pane, --agent, --any, --all or --count")
+	if err := spec.Choose(c.Pane, c.Any, c.All); err != nil {
+		e.Errorf("%v", err)
 		return wait.ExitUsage
 	}
 	w := wait.New(spec)
