@@ -22,6 +22,7 @@ import (
 	"github.com/tmaproject/tma/lib/pick"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/selector"
+	"github.com/tmaproject/tma/lib/watch"
 )
 
 // A surface is the picker: fzf draws, this process drives. fzf gets the
@@ -30,7 +31,7 @@ import (
 // and `reload-sync(tma-pick feed <sock> rows)`, which blocks until the next
 // frame is due (a one-second tick, a SIGUSR1 nudge, a resize) and prints it.
 // Keys and clicks reach this process the same way (execute-silent /
-// transform). tma watch is not fzf: it has its own terminal UI (watch_ui.go).
+// transform). tma watch is not fzf: it has its own terminal UI (watch_ui.go, over lib/watch's model).
 type surface struct {
 	s     *sess
 	sel   *selector.Selector
@@ -96,22 +97,18 @@ func (u *surface) publish(f *fleet.Fleet) {
 // render draws the frame from u.f. Caller holds u.mu.
 func (u *surface) render() {
 	f := u.f
-	its := items(f, u.stable(scoped(f, u.sel)), u.s.l.Config)
+	its := watch.Items(f, u.stable(scoped(f, u.sel)), u.s.l.Config)
 	for i := range its {
-		if f.Row(its[i].pane) == nil {
-			its[i].gone = true
+		if f.Row(its[i].Pane) == nil {
+			its[i].Gone = true
 		}
 	}
-	w := measure(its)
-	cols := u.cols
-	if cols >= Wide {
-		cols = listWidth(u.cols)
-	}
+	lines := watch.ListLines(its, u.cols)
 	var b strings.Builder
 	u.panes = u.panes[:0]
-	for _, it := range its {
-		u.panes = append(u.panes, it.pane)
-		b.WriteString(it.pane + "\t" + listLine(it, w, cols) + "\n")
+	for i, it := range its {
+		u.panes = append(u.panes, it.Pane)
+		b.WriteString(it.Pane + "\t" + lines[i] + "\n")
 	}
 	u.frame = b.String()
 }
@@ -284,7 +281,7 @@ func (u *surface) handle(verb, arg string) string {
 const previewWindow = "right,55%,border-left"
 
 func (u *surface) layout() string {
-	if u.cols < Wide {
+	if u.cols < watch.Wide {
 		return "change-preview-window(hidden)"
 	}
 	return "change-preview-window(" + previewWindow + ")"

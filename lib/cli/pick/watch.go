@@ -11,6 +11,7 @@ import (
 	"github.com/tmaproject/tma/lib/jump"
 	"github.com/tmaproject/tma/lib/tmux"
 	"github.com/tmaproject/tma/lib/tui"
+	"github.com/tmaproject/tma/lib/watch"
 )
 
 // watch is the live dashboard: tma's own terminal UI over the scoped rows,
@@ -30,7 +31,8 @@ func (s *sess) watch(w *watchCmd) int {
 		s.e.Errorf("tma watch draws on a terminal, and stdin or stdout is not one\nhint: run it in a tmux pane or a terminal of its own")
 		return common.ExitUsage
 	}
-	u := &watchUI{s: s, sel: sel, table: w.Table, held: &lockedBuffer{}}
+	u := &watchUI{s: s, sel: sel, m: watch.NewModel(0, 0), held: &lockedBuffer{}}
+	u.m.Table, u.m.Scoped = w.Table, sel != nil
 	f, cfg, err := u.cycle()
 	if err != nil {
 		return s.fail(err)
@@ -40,10 +42,10 @@ func (s *sess) watch(w *watchCmd) int {
 		u.client = cl.Name
 	}
 	if w.Print {
-		u.cols, u.rows = termCols(), 24
+		u.m.Resize(termCols(), 24)
 		u.rebuild()
-		for _, l := range u.lines {
-			fmt.Fprintln(s.e.Stdout, l.text)
+		for _, l := range u.m.Lines() {
+			fmt.Fprintln(s.e.Stdout, l)
 		}
 		return common.ExitOK
 	}

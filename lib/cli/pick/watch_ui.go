@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/tmaproject/tma/lib/pick"
 	"github.com/tmaproject/tma/lib/selector"
 	"github.com/tmaproject/tma/lib/tui"
+	"github.com/tmaproject/tma/lib/watch"
 )
 
 // escWait is how long a lone Esc waits for the rest of a sequence.
@@ -36,23 +36,10 @@ type watchUI struct {
 	git   *gitinfo.Resolver
 	gitAt time.Time
 
-	f     *fleet.Fleet
-	cfg   *config.Config
-	cols  int
-	rows  int
-	table bool // p: the table instead of the preview (wide only)
-	flat  bool // g: no groups (wide only)
-	// transcript: t shows the selected agent's transcript in the preview
-	// instead of its screen (wide only; session-local, never saved).
-	transcript bool
-
-	lines   []wline
-	list    *tui.List
-	selPane string // the agent the cursor is on, kept across refreshes
-	preview []string
-	prevFor string // the pane the preview was captured for
-	shown   []string
-	jumped  bool // a jump from a temporary session: the session closes
+	f      *fleet.Fleet
+	cfg    *config.Config
+	m      *watch.Model // rows, selection, toggles, preview and frame
+	jumped bool         // a jump from a temporary session: the session closes
 
 	held *lockedBuffer // notes and errors, printed when the dashboard closes
 }
@@ -137,7 +124,7 @@ func (w *watchUI) run(nudge <-chan os.Signal) int {
 		<-ticked
 	}()
 	events := w.term.Events(escWait)
-	w.cols, w.rows = w.term.Size()
+	w.m.Resize(w.term.Size())
 	w.rebuild()
 	w.draw(true)
 	for {
@@ -173,11 +160,9 @@ func (w *watchUI) run(nudge <-chan os.Signal) int {
 				continue
 			}
 			w.f, w.cfg = u.f, u.cfg
-			w.rebuild()
-			w.prevFor = "" // the preview is live: capture again
+			w.rebuild() // the preview is live: captured again
 		case <-w.term.Resize:
-			w.cols, w.rows = w.term.Size()
-			w.rebuild()
+			w.m.Resize(w.term.Size())
 			w.draw(true)
 			continue
 		case <-w.term.Quit:
@@ -187,134 +172,40 @@ func (w *watchUI) run(nudge <-chan os.Signal) int {
 	}
 }
 
-func (w *watchUI) wide() bool { return w.cols >= Wide }
-
-func (w *watchUI) geometry() geometry { return watchGeometry(w.cols, w.rows, w.table && w.wide()) }
-
-// rebuild makes the body lines from the latest fleet and puts the cursor
-// back on the agent it was on (or where it was, when that agent left).
+// rebuild hands the latest fleet's scoped rows to the model.
 func (w *watchUI) rebuild() {
-	g := w.geometry()
-	if w.list == nil {
-		w.list = tui.NewList(g.height)
-	}
-	w.list.SetHeight(g.height)
-	var its []item
+	var its []watch.Item
 	if w.f != nil {
-		its = items(w.f, scoped(w.f, w.sel), w.cfg)
+		its = watch.Items(w.f, scoped(w.f, w.sel), w.cfg)
 	}
-	w.lines = watchLines(its, w.cols, w.table && w.wide(), w.wide() && !w.flat)
-	want := w.list.Cursor
-	for i, l := range w.lines {
-		if l.pane != "" && l.pane == w.selPane {
-			want = i
-		}
-	}
-	sel := make([]bool, len(w.lines))
-	for i, l := range w.lines {
-		sel[i] = l.pane != ""
-	}
-	w.list.SetLines(sel, want)
-	w.follow()
+	w.m.SetRows(its)
 }
 
-// follow records the agent under the cursor after it moved.
-func (w *watchUI) follow() {
-	w.selPane = ""
-	if c := w.list.Cursor; c >= 0 && c < len(w.lines) {
-		w.selPane = w.lines[c].pane
-	}
-}
-
-// handle answers one key or mouse report; true quits.
+// handle answers one key or mouse report and runs the action it asks
+// for; true quits.
 func (w *watchUI) handle(ev tui.Event) bool {
+	act := watch.None
 	if ev.IsMouse() {
-		w.mouse(ev)
-		return false
+		act = w.m.Mouse(ev)
+	} else {
+		act = w.m.Key(ev.Name())
 	}
-	w.list.Key() // any key drops the hover
-	switch ev.Name() {
-	case "q", "esc", "ctrl-c":
+	switch act {
+	case watch.Quit:
 		return true
-	case "enter":
+	case watch.Jump:
 		w.jump()
-	case "a":
+	case watch.Menu:
 		w.menu()
-	case "up", "k", "ctrl-p":
-		w.list.Move(-1)
-	case "down", "j", "ctrl-n":
-		w.list.Move(1)
-	case "pgup":
-		w.list.Page(-1)
-	case "pgdn":
-		w.list.Page(1)
-	case "home":
-		w.list.First()
-	case "end":
-		w.list.Last()
-	case "p":
-		if w.wide() {
-			w.table = !w.table
-			w.rebuild()
-		}
-	case "g":
-		if w.wide() {
-			w.flat = !w.flat
-			w.rebuild()
-		}
-	case "t":
-		if w.wide() {
-			w.transcript = !w.transcript
-			w.prevFor = "" // show the other one now
-		}
-	case "ctrl-l":
-		w.shown = nil
 	}
-	w.follow()
 	return false
-}
-
-// mouse: the pointer underlines the agent under it, a left press selects
-// (and on the selected agent jumps), the wheel moves three rows. Presses
-// outside the list (the column header, the preview, the hint line) and on
-// group headers do nothing.
-func (w *watchUI) mouse(ev tui.Event) {
-	g := w.geometry()
-	row := ev.Y - g.top
-	inList := ev.X >= 0 && ev.X < g.listW && row >= 0 && row < g.height
-	if !inList {
-		row = -1
-	}
-	switch ev.Mouse {
-	case tui.MouseMotion:
-		w.list.Pointer(row)
-	case tui.MousePress:
-		if ev.Button != tui.ButtonLeft || !inList {
-			w.list.Pointer(row)
-			return
-		}
-		if w.list.Click(row) {
-			w.jump()
-		}
-		w.follow()
-	case tui.WheelUp, tui.WheelDown:
-		if inList {
-			w.list.Pointer(row)
-			if ev.Mouse == tui.WheelUp {
-				w.list.Wheel(-1)
-			} else {
-				w.list.Wheel(1)
-			}
-			w.follow()
-		}
-	}
 }
 
 // jump is Enter (and a click on the selected row): one cycle, then the
 // jump of the acting client (clearing attention). The dashboard stays; a
 // temporary session closes once the loop ends.
 func (w *watchUI) jump() {
-	pane := w.selPane
+	pane := w.m.Selected()
 	if !validPane(pane) {
 		return
 	}
@@ -328,7 +219,6 @@ func (w *watchUI) jump() {
 	w.mu.Unlock()
 	w.f, w.cfg = f, cfg
 	w.rebuild()
-	w.prevFor = ""
 	if w.s.temporary != "" {
 		w.jumped = true
 	}
@@ -337,7 +227,7 @@ func (w *watchUI) jump() {
 // menu is `a`: the action menu for the highlighted pane, drawn by tmux
 // over the dashboard, which keeps refreshing behind it.
 func (w *watchUI) menu() {
-	pane := w.selPane
+	pane := w.m.Selected()
 	if !validPane(pane) || w.f == nil {
 		return
 	}
@@ -352,53 +242,21 @@ func (w *watchUI) menu() {
 	}()
 }
 
-// view is the frame's input; it captures the preview when the selected
-// pane changed or a new cycle arrived.
-func (w *watchUI) view() *watchView {
-	g := w.geometry()
-	if g.preview {
-		if w.selPane == "" {
-			w.preview, w.prevFor = nil, ""
-		} else if w.selPane != w.prevFor {
-			w.mu.Lock()
-			if w.transcript {
-				w.preview = previewLines(w.transcriptOf(w.selPane, g.height))
-			} else {
-				w.preview = previewLines(w.s.capture(w.selPane))
-			}
-			w.mu.Unlock()
-			w.prevFor = w.selPane
-		}
-	}
-	v := &watchView{cols: w.cols, rows: w.rows, table: w.table && w.wide(), grouped: w.wide() && !w.flat, transcript: w.transcript,
-		lines: w.lines, list: w.list, preview: w.preview, empty: "no agents"}
-	if w.sel != nil {
-		v.empty = "no agents in scope"
-	}
-	if v.table && w.f != nil {
-		v.header = tableHeader(measure(items(w.f, scoped(w.f, w.sel), w.cfg)), w.cols)
-	}
-	return v
-}
-
-// draw writes the rows that changed since the last frame (all of them
-// when full).
+// draw captures the preview when the model asks for one (the selected
+// pane changed, a new cycle arrived, t was pressed) and writes the rows
+// that changed since the last frame (all of them when full).
 func (w *watchUI) draw(full bool) {
-	rows := w.view().frame()
-	var b strings.Builder
-	if full || len(w.shown) != len(rows) {
-		b.WriteString("\x1b[H\x1b[2J")
-		w.shown = nil
-	}
-	for i, r := range rows {
-		if i < len(w.shown) && w.shown[i] == r {
-			continue
+	if pane, rows, ok := w.m.WantPreview(); ok {
+		w.mu.Lock()
+		if w.m.Transcript {
+			w.m.SetPreview(pane, w.transcriptOf(pane, rows))
+		} else {
+			w.m.SetPreview(pane, w.s.capture(pane))
 		}
-		b.WriteString("\x1b[" + strconv.Itoa(i+1) + ";1H" + r)
+		w.mu.Unlock()
 	}
-	w.shown = rows
-	if b.Len() > 0 {
-		_, _ = w.term.Write([]byte(b.String()))
+	if b := w.m.Paint(full); b != "" {
+		_, _ = w.term.Write([]byte(b))
 	}
 }
 

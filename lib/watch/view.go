@@ -1,4 +1,4 @@
-package pickcmd
+package watch
 
 import (
 	"strings"
@@ -12,13 +12,13 @@ type wline struct {
 	pane, text string
 }
 
-// watchLines builds the body: the table or the list lines of every item,
+// watchLines builds the body: the table or the list lines of every Item,
 // under dimmed `▸ repo` headers when grouped. cols is the terminal width;
 // beside a preview the list gets its share of it.
-func watchLines(its []item, cols int, table, grouped bool) []wline {
+func watchLines(its []Item, cols int, table, grouped bool) []wline {
 	w := measure(its)
 	tw := tableWidths(w)
-	line := func(it item) string {
+	line := func(it Item) string {
 		if table {
 			return tableLine(it, tw, cols)
 		}
@@ -30,14 +30,14 @@ func watchLines(its []item, cols int, table, grouped bool) []wline {
 	var out []wline
 	if !grouped {
 		for _, it := range its {
-			out = append(out, wline{it.pane, line(it)})
+			out = append(out, wline{it.Pane, line(it)})
 		}
 		return out
 	}
 	for _, g := range groups(its) {
 		out = append(out, wline{"", paint(dim, "▸ "+groupName(g[0]))})
 		for _, it := range g {
-			out = append(out, wline{it.pane, line(it)})
+			out = append(out, wline{it.Pane, line(it)})
 		}
 	}
 	return out

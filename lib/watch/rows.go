@@ -1,4 +1,4 @@
-package pickcmd
+package watch
 
 import (
 	"fmt"
@@ -80,20 +80,25 @@ func cut(s string, n int) string {
 	return b.String() + "…"
 }
 
-// item is one agent row ready to draw.
-type item struct {
-	pane, glyph, color, agent, state, locator, age, branch, repo, title, model, ctx string
-	ctxStale                                                                        bool
-	gone                                                                            bool
-	class                                                                           string
+// Item is one agent row ready to draw. Pane names it; Gone marks a pane
+// the picker keeps as a dimmed row after its agent left.
+type Item struct {
+	Pane                                                                      string
+	Gone                                                                      bool
+	glyph, color, agent, state, locator, age, branch, repo, title, model, ctx string
+	ctxStale                                                                  bool
+	class                                                                     string
 }
 
-func items(f *fleet.Fleet, rows []*record.Row, cfg *config.Config) []item {
-	var out []item
+// Items are the rows as both surfaces draw them, in the order given: the
+// class's glyph and colour from cfg, one-line labels, the time in state
+// at the cycle's clock and the context gauge.
+func Items(f *fleet.Fleet, rows []*record.Row, cfg *config.Config) []Item {
+	var out []Item
 	for _, r := range rows {
 		a := &r.Row
 		st := cfg.PickerStyle(a.Class())
-		it := item{pane: a.Pane, glyph: st.Glyph, color: ansi(st.Color), agent: record.OneLine(a.Agent), state: a.State,
+		it := Item{Pane: a.Pane, glyph: st.Glyph, color: ansi(st.Color), agent: record.OneLine(a.Agent), state: a.State,
 			locator: record.OneLine(a.Locator), age: jump.RowAge(r, f.Cycle.NowMS), title: record.OneLine(a.Title), class: a.Class()}
 		if a.Detail != nil && *a.Detail != "" {
 			it.state += "/" + record.OneLine(*a.Detail)
@@ -123,10 +128,24 @@ func gauge(pct int64) string {
 	return strings.Repeat("▰", full) + strings.Repeat("▱", 5-full) + fmt.Sprintf(" %3d%%", pct)
 }
 
+// ListLines are the picker's rows: one list line per item, measured
+// together, in the list's share of a wide terminal.
+func ListLines(its []Item, cols int) []string {
+	w := measure(its)
+	if cols >= Wide {
+		cols = listWidth(cols)
+	}
+	out := make([]string, len(its))
+	for i, it := range its {
+		out[i] = listLine(it, w, cols)
+	}
+	return out
+}
+
 // widths are the column widths of one frame.
 type widths struct{ agent, locator, age, branch, state, model int }
 
-func measure(its []item) widths {
+func measure(its []Item) widths {
 	var w widths
 	for _, it := range its {
 		w.agent = max(w.agent, min(width(it.agent), 12))
@@ -141,8 +160,8 @@ func measure(its []item) widths {
 
 // listLine is one row of the picker and of watch's list body: glyph,
 // agent, locator, time in state, a dimmed branch label, title.
-func listLine(it item, w widths, cols int) string {
-	if it.gone {
+func listLine(it Item, w widths, cols int) string {
+	if it.Gone {
 		return paint(dim, "✗ "+pad(cut(it.agent, w.agent), w.agent)+"  "+pad(cut(it.locator, w.locator), w.locator)+"  (gone)")
 	}
 	s := paint(it.color, it.glyph) + " " + pad(cut(it.agent, w.agent), w.agent) + "  " +
@@ -161,8 +180,8 @@ func listLine(it item, w widths, cols int) string {
 // tableLine is one row of watch's full-width table: glyph, agent, state
 // with detail, context gauge, time in state, locator, title, model (when
 // any row has one), branch.
-func tableLine(it item, w widths, cols int) string {
-	if it.gone {
+func tableLine(it Item, w widths, cols int) string {
+	if it.Gone {
 		return listLine(it, w, cols)
 	}
 	ctx := pad(it.ctx, 10)
@@ -207,7 +226,7 @@ func tableWidths(w widths) widths {
 // tableHeader is the table's column header (bold) for rows drawn with
 // tableWidths(w).
 func tableHeader(w widths, cols int) string {
-	it := item{glyph: " ", agent: "AGENT", state: "STATE", ctx: "CONTEXT", age: "AGE", locator: "WHERE", title: "TITLE", model: "MODEL", branch: "BRANCH"}
+	it := Item{glyph: " ", agent: "AGENT", state: "STATE", ctx: "CONTEXT", age: "AGE", locator: "WHERE", title: "TITLE", model: "MODEL", branch: "BRANCH"}
 	s := tableLine(it, tableWidths(w), cols)
 	return strings.ReplaceAll(s, "\x1b[2m", "\x1b[1m")
 }
@@ -215,9 +234,9 @@ func tableHeader(w widths, cols int) string {
 // groups gathers items by repo. Items arrive in pick order, so groups in
 // order of first appearance are ordered by their most urgent member; panes
 // with no repo fold into one "(no repo)" group.
-func groups(its []item) [][]item {
+func groups(its []Item) [][]Item {
 	idx := map[string]int{}
-	var out [][]item
+	var out [][]Item
 	for _, it := range its {
 		k := it.repo
 		if k == "" {
@@ -234,7 +253,7 @@ func groups(its []item) [][]item {
 	return out
 }
 
-func groupName(it item) string {
+func groupName(it Item) string {
 	if it.repo == "" {
 		return "(no repo)"
 	}

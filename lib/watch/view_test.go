@@ -1,4 +1,4 @@
-package pickcmd
+package watch
 
 import (
 	"strings"
@@ -9,11 +9,11 @@ import (
 	"github.com/tmaproject/tma/lib/testkit"
 )
 
-func testItems() []item {
-	return []item{
-		{pane: "%1", glyph: "⚑", color: "31", agent: "claude", locator: "s:1.0", age: "5s", repo: "api", title: "fix the 日本 tests"},
-		{pane: "%2", glyph: "●", color: "33", agent: "codex", locator: "s:2.0", age: "1m", title: "no repo"},
-		{pane: "%3", glyph: "○", color: "32", agent: "claude", locator: "s:3.0", age: "2h", repo: "api", title: "idle"},
+func testItems() []Item {
+	return []Item{
+		{Pane: "%1", glyph: "⚑", color: "31", agent: "claude", locator: "s:1.0", age: "5s", repo: "api", title: "fix the 日本 tests"},
+		{Pane: "%2", glyph: "●", color: "33", agent: "codex", locator: "s:2.0", age: "1m", title: "no repo"},
+		{Pane: "%3", glyph: "○", color: "32", agent: "claude", locator: "s:3.0", age: "2h", repo: "api", title: "idle"},
 	}
 }
 
@@ -141,52 +141,6 @@ func TestWatchTableHeaderAligned(t *testing.T) {
 		}
 		if tui.Width(row) != tui.Width(head) {
 			t.Errorf("row %d wide, header %d:\n%q\n%q", tui.Width(row), tui.Width(head), row, head)
-		}
-	}
-}
-
-// Presses and motion outside the list (the table's column header, the
-// preview, the hint line) do nothing; the wheel over the list moves three.
-func TestWatchMouseRegions(t *testing.T) {
-	for _, table := range []bool{true, false} {
-		w := &watchUI{cols: 120, rows: 10, table: table}
-		w.lines = watchLines(append(testItems(), testItems()...), 120, table, false)
-		w.list = tui.NewList(w.geometry().height)
-		sel := make([]bool, len(w.lines))
-		for i := range sel {
-			sel[i] = true
-		}
-		w.list.SetLines(sel, -1)
-		w.follow()
-		g := w.geometry()
-		press := func(x, y int) { w.mouse(tui.Event{Mouse: tui.MousePress, Button: tui.ButtonLeft, X: x, Y: y}) }
-		move := func(x, y int) { w.mouse(tui.Event{Mouse: tui.MouseMotion, Button: tui.ButtonNone, X: x, Y: y}) }
-		if table {
-			press(3, 0) // the column header
-			move(3, 0)
-		} else {
-			press(g.listW+5, g.top+2) // the preview
-			move(g.listW+5, g.top+2)
-		}
-		press(3, 9) // the hint line
-		if w.list.Cursor != 0 || w.list.Hover() != -1 || w.selPane != "%1" {
-			t.Errorf("table=%v: a press outside the list: cursor %d hover %d", table, w.list.Cursor, w.list.Hover())
-		}
-		move(3, g.top+1)
-		if w.list.Hover() != 1 {
-			t.Errorf("table=%v: motion over row 1 hovers %d", table, w.list.Hover())
-		}
-		press(3, g.top+2)
-		if w.list.Cursor != 2 || w.selPane != w.lines[2].pane {
-			t.Errorf("table=%v: press on row 2: cursor %d, pane %s", table, w.list.Cursor, w.selPane)
-		}
-		w.mouse(tui.Event{Mouse: tui.WheelDown, X: 3, Y: g.top})
-		if w.list.Cursor != 5 {
-			t.Errorf("table=%v: wheel down: cursor %d", table, w.list.Cursor)
-		}
-		w.mouse(tui.Event{Mouse: tui.WheelUp, X: g.listW + 5, Y: g.top})
-		if !table && w.list.Cursor != 5 {
-			t.Errorf("wheel over the preview moved the list: %d", w.list.Cursor)
 		}
 	}
 }
