@@ -80,8 +80,8 @@ func TestClaimShape(t *testing.T) {
 	}
 	raise, tuple := pl.Lines[0], pl.Lines[1]
 	// The rollups follow the claim on its line.
-	tuple, rollup, ok := strings.Cut(tuple, " ; set -wF -t %1 @agent_summary ")
-	if !ok || !strings.Contains(rollup, "set -F -t %1 @agent_session_summary ") {
+	tuple, rollup, ok := strings.Cut(tuple, " ; set -wF -t %1 @tma_rollup ")
+	if !ok || !strings.Contains(rollup, "set -wF -t %1 @agent_summary ") || !strings.Contains(rollup, "set -F -t %1 @agent_session_summary ") {
 		t.Errorf("no rollups after the claim:\n%s", pl.Lines[1])
 	}
 	if !strings.Contains(raise, "#{!=:#{@agent_state},blocked}") || !strings.Contains(raise, "@agent_attention") {

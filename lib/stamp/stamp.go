@@ -97,22 +97,43 @@ func Build(cyc *record.Cycle, panes []*record.Pane, lastPoll int64) (*Plan, erro
 // Summary's grammar and order, from the tuples as they stand when tmux runs
 // it: what a hook writes after its claim, so #{@agent_summary} never lags a
 // hook until the next cycle (a cycle writes the counts it folded instead).
+//
+// tmux formats have no variables, and a loop over the session's panes is
+// the dear part (every hook pays it, at about 2.5 ms of server time at 40
+// panes when each state ran its own loops), so each scope's loop runs once:
+// it writes one letter per agent pane (b, w, i, u; nothing for a pane with
+// no name or a state outside the four) into a scratch option, the counts
+// are read off that string, "state:0" entries are cut, and the scratch is
+// unset, all in the same command line.
 func RollupLine(pane string) (string, error) {
 	if !tmux.ValidPaneID(pane) {
 		return "", fmt.Errorf("invalid pane id %q", pane)
 	}
-	var win, sess strings.Builder
+	letter := "#{?@agent_name,"
 	for _, s := range record.States {
-		// One x per agent pane in the state; #{n:} counts them.
-		xs := "#{P:#{?#{&&:#{!=:#{@agent_name},},#{==:#{@agent_state}," + s + "}},x,}}"
-		win.WriteString("#{?" + xs + "," + s + ":#{n:" + xs + "} ,}")
-		sxs := "#{W:" + xs + "}"
-		sess.WriteString("#{?" + sxs + "," + s + ":#{n:" + sxs + "} ,}")
+		letter += "#{?#{==:#{@agent_state}," + s + "}," + s[:1] + ","
 	}
-	trim := func(f string) string { return "#{s/ $//:" + f + "}" }
-	return "set -wF -t " + pane + " @agent_summary " + tmux.Quote(trim(win.String())) +
-		" ; set -F -t " + pane + " @agent_session_summary " + tmux.Quote(trim(sess.String())), nil
+	letter += strings.Repeat("}", len(record.States)) + ",}"
+	counts := ""
+	for i, s := range record.States {
+		if i > 0 {
+			counts += " "
+		}
+		counts += s + ":#{n:#{s/[^" + s[:1] + "]//:#{" + rollScratch + "}}}"
+	}
+	// "[a-z]+.0( |$)": the "." is the colon, which a format modifier's
+	// arguments cannot hold.
+	summary := tmux.Quote("#{s/ $//:#{s/[a-z]+.0( |$)//:" + counts + "}}")
+	return "set -wF -t " + pane + " " + rollScratch + " " + tmux.Quote("#{P:"+letter+"}") +
+		" ; set -wF -t " + pane + " @agent_summary " + summary +
+		" ; set -wu -t " + pane + " " + rollScratch +
+		" ; set -F -t " + pane + " " + rollScratch + " " + tmux.Quote("#{W:#{P:"+letter+"}}") +
+		" ; set -F -t " + pane + " @agent_session_summary " + summary +
+		" ; set -u -t " + pane + " " + rollScratch, nil
 }
+
+// rollScratch holds a scope's letters while RollupLine counts them.
+const rollScratch = "@tma_rollup"
 
 // WithStatusRun adds, to a cycle `tma status` committed, its own mark
 // @tma_status_at (doctor's ambient line: the status-line driver, apart from
