@@ -184,7 +184,7 @@ func (w *watchUI) rebuild() {
 // handle answers one key or mouse report and runs the action it asks
 // for; true quits.
 func (w *watchUI) handle(ev tui.Event) bool {
-	act := watch.None
+	var act watch.Action
 	if ev.IsMouse() {
 		act = w.m.Mouse(ev)
 	} else {
