@@ -45,6 +45,7 @@ func TestBundled(t *testing.T) {
 		"steer":     {"claude", "codex", "gemini", "opencode", "pi"},
 		"steer_now": {"claude", "codex"},
 		"answer":    {"claude", "codex", "gemini", "opencode", "pi"},
+		"dismiss":   {"claude", "codex", "gemini", "opencode", "pi"},
 	}
 	if len(got) != len(want) {
 		t.Errorf("bundled %d actions, want %d", len(got), len(want))
@@ -74,6 +75,25 @@ func TestBundled(t *testing.T) {
 	}
 	if d := got["approve"].When.Detail; len(d) != 1 || d[0] != "permission" {
 		t.Errorf("approve must be gated on detail permission, got %v", d)
+	}
+	// dismiss: Escape is every question dialog's cancel key (the lab's
+	// idle-after-reject-question captures); OpenCode's server takes its own
+	// reject. Gated on question only, so it never lands on a permission.
+	for _, agent := range got["dismiss"].Coverage() {
+		if g := strings.Join(got["dismiss"].Keys[agent], " "); g != "Escape" {
+			t.Errorf("dismiss %s = %q, want Escape", agent, g)
+		}
+	}
+	if d := got["dismiss"].When; len(d.Detail) != 1 || d.Detail[0] != "question" || len(d.State) != 1 || d.State[0] != "blocked" {
+		t.Errorf("dismiss must be gated on blocked/question, got %+v", d)
+	}
+	if api := got["dismiss"].API; len(api) != 1 || api["opencode"] != (APIArm{Op: OpQuestionReject}) {
+		t.Errorf("dismiss [api] = %v, want opencode question-reject alone", api)
+	}
+	for name, a := range got {
+		if arm, ok := a.API["opencode"]; ok && arm.Op == OpQuestionReject && name != "dismiss" {
+			t.Errorf("%s carries question-reject: only dismiss rejects a question", name)
+		}
 	}
 	if got["compact"].When.ContextPctMin == nil || *got["compact"].When.ContextPctMin != 75 {
 		t.Errorf("compact must need context >= 75")
@@ -189,7 +209,7 @@ func TestLoadSkipsBrokenUserFiles(t *testing.T) {
 	if diff := cmp.Diff([]string{`mine: names unknown agent "claudee"`}, s.UnknownAgents(known)); diff != "" {
 		t.Error(diff)
 	}
-	if s2, err := Load(filepath.Join(dir, "missing")); err != nil || len(s2.Problems) != 0 || len(s2.Actions) != 7 {
+	if s2, err := Load(filepath.Join(dir, "missing")); err != nil || len(s2.Problems) != 0 || len(s2.Actions) != 8 {
 		t.Errorf("a missing user dir is no error: %v %v", err, s2)
 	}
 }
@@ -205,6 +225,7 @@ func TestGate(t *testing.T) {
 	anyExec := mustParse(t, "any", "min_engine_version = \"0.1\"\nname = \"any\"\nlabel = \"A\"\nkind = \"exec\"\ncommand = \"true\"\n")
 	blocked := Target{Pane: "%1", Agent: "claude", State: "blocked", Detail: "permission", Telemetry: true}
 	plan := Target{Pane: "%1", Agent: "claude", State: "blocked", Detail: "plan", Telemetry: true}
+	question := Target{Pane: "%1", Agent: "claude", State: "blocked", Detail: "question", Telemetry: true}
 	working := Target{Pane: "%1", Agent: "claude", State: "working", Telemetry: true}
 	idle := func(ctx *int64) Target {
 		return Target{Pane: "%1", Agent: "claude", State: "idle", Context: ctx, Telemetry: true, Session: "s1"}
@@ -222,6 +243,12 @@ func TestGate(t *testing.T) {
 		{"approve on working", bundled.Get("approve"), working, false, ReasonGated},
 		{"approve on pi", bundled.Get("approve"), Target{Pane: "%1", Agent: "pi", State: "blocked", Detail: "permission"}, false, ReasonNoCoverage},
 		{"approve on pi forced", bundled.Get("approve"), Target{Pane: "%1", Agent: "pi", State: "blocked", Detail: "permission"}, true, ReasonNoCoverage},
+		{"dismiss on question", bundled.Get("dismiss"), question, false, ""},
+		{"dismiss on pi's question", bundled.Get("dismiss"), Target{Pane: "%1", Agent: "pi", State: "blocked", Detail: "question"}, false, ""},
+		{"dismiss on permission", bundled.Get("dismiss"), blocked, false, ReasonGated},
+		{"dismiss on setup", bundled.Get("dismiss"), Target{Pane: "%1", Agent: "claude", State: "blocked", Detail: "setup"}, false, ReasonGated},
+		{"approve on question", bundled.Get("approve"), question, false, ReasonGated},
+		{"deny on question", bundled.Get("deny"), question, false, ReasonGated},
 		{"no agent", bundled.Get("interrupt"), Target{Pane: "%1"}, true, ReasonWrongAgent},
 		{"interrupt on working", bundled.Get("interrupt"), working, false, ""},
 		{"interrupt on opencode", bundled.Get("interrupt"), Target{Pane: "%1", Agent: "opencode", State: "working"}, false, ReasonNoCoverage},

@@ -436,13 +436,13 @@ func TestActListAndMenu(t *testing.T) {
 func TestActDoctorLine(t *testing.T) {
 	e := newEnv(t, "")
 	out, _, _ := e.tma("doctor")
-	if !strings.Contains(out, "\nactions: 7 loaded, no issues\n") {
+	if !strings.Contains(out, "\nactions: 8 loaded, no issues\n") {
 		t.Errorf("doctor with the bundled actions:\n%s", out)
 	}
 	e.userAction("broken", "min_engine_version = \"0.1\"\nname = \"broken\"\nlabel = \"B\"\nkind = \"keys\"\n")
 	e.userAction("typo", "min_engine_version = \"0.1\"\nname = \"typo\"\nlabel = \"T\"\nkind = \"exec\"\nagents = [\"claudee\"]\ncommand = \"true\"\n")
 	out, _, _ = e.tma("doctor")
-	want := "\nactions: 8 loaded, 1 skipped, 1 naming an unknown agent:\n  - " + filepath.Join(e.home, ".config", "tma", "actions", "broken.toml") + ": missing [keys]: a keys action needs a key sequence for at least one agent\n  - typo: names unknown agent \"claudee\"\n"
+	want := "\nactions: 9 loaded, 1 skipped, 1 naming an unknown agent:\n  - " + filepath.Join(e.home, ".config", "tma", "actions", "broken.toml") + ": missing [keys]: a keys action needs a key sequence for at least one agent\n  - typo: names unknown agent \"claudee\"\n"
 	if !strings.Contains(out, want) {
 		t.Errorf("doctor lacks %q:\n%s", want, out)
 	}
@@ -453,7 +453,7 @@ func TestActDoctorLine(t *testing.T) {
 			Issues []string `json:"issues"`
 		} `json:"actions"`
 	}
-	if err := json.Unmarshal([]byte(doc), &d); err != nil || d.Actions.Loaded != 8 || len(d.Actions.Issues) != 2 {
+	if err := json.Unmarshal([]byte(doc), &d); err != nil || d.Actions.Loaded != 9 || len(d.Actions.Issues) != 2 {
 		t.Errorf("doctor --json actions: %v %+v", err, d.Actions)
 	}
 }

@@ -1,0 +1,273 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tmaproject/tma/fixtures/lab/mock"
+)
+
+// labOpenCode is the OpenCode the lab installed from npm into its cache
+// (fixtures/lab/run.sh; $TMA_LAB_CACHE, else ~/.cache/tma-lab), at the
+// version fixtures/lab/versions.txt pins. Without it the test is skipped,
+// saying how to get it: the lab cache is not part of `make deps`.
+func labOpenCode(t *testing.T) string {
+	t.Helper()
+	version := ""
+	b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "lab", "versions.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) >= 3 && f[0] == "opencode" {
+			version = f[2]
+		}
+	}
+	if version == "" {
+		t.Fatal("fixtures/lab/versions.txt names no opencode version")
+	}
+	cache := os.Getenv("TMA_LAB_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "tma-lab")
+	}
+	bin := filepath.Join(cache, "npm", "opencode@"+version, "node_modules", ".bin", "opencode")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("no lab OpenCode %s at %s (fixtures/lab/run.sh opencode installs it): %v", version, bin, err)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// ocClient talks to the OpenCode server the test started; no proxy.
+var ocClient = &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 10 * time.Second}
+
+func ocDo(t *testing.T, method, u, body string) (int, []byte) {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, u, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := ocClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, u, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// TestOpenCodeDismissLive: a question the real OpenCode asks (its
+// question tool, called by the lab's mock model on ASKQ) is dismissed
+// through tma act dismiss over OpenCode's own server, a real `opencode
+// serve` on 127.0.0.1 running in the test's tmux pane. The hook events are
+// what tma's plugin forwards, carrying the request OpenCode lists; the
+// server then holds no question, the tool reads dismissed, and a second
+// dismiss of the same id is request-gone.
+func TestOpenCodeDismissLive(t *testing.T) {
+	bin := labOpenCode(t)
+	proj := t.TempDir()
+	model := httptest.NewServer(mock.NewServer(mock.Options{Workdir: proj, Log: io.Discard, Fast: true}))
+	defer model.Close()
+
+	ocHome := t.TempDir()
+	cfg := map[string]any{
+		"$schema": "https://opencode.ai/config.json",
+		"provider": map[string]any{"mock": map[string]any{
+			"npm":     "@ai-sdk/openai-compatible",
+			"name":    "Mock",
+			"options": map[string]any{"baseURL": model.URL + "/v1", "apiKey": "dummy"},
+			"models":  map[string]any{"mock-model": map[string]any{"name": "Mock Model"}},
+		}},
+		"model":       "mock/mock-model",
+		"small_model": "mock/mock-model",
+		"autoupdate":  false,
+		"share":       "disabled",
+	}
+	cb, _ := json.Marshal(cfg)
+	if err := os.MkdirAll(filepath.Join(ocHome, ".config", "opencode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ocHome, ".config", "opencode", "opencode.json"), cb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	actLog := filepath.Join(t.TempDir(), "acts.jsonl")
+	e := newEnv(t, "[act]\nlog = \""+actLog+"\"\n")
+	port := strconv.Itoa(freePort(t))
+	base := "http://127.0.0.1:" + port
+	// The tmux server's environment is the test's: OpenCode gets its own
+	// HOME and XDG dirs, and the lab's offline switches.
+	argv := []string{"new-window", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-c", proj, "-t", "s:", "env",
+		"HOME=" + ocHome, "XDG_CONFIG_HOME=" + filepath.Join(ocHome, ".config"), "XDG_DATA_HOME=" + filepath.Join(ocHome, ".local", "share"),
+		"XDG_CACHE_HOME=" + filepath.Join(ocHome, ".cache"), "XDG_STATE_HOME=" + filepath.Join(ocHome, ".local", "state"),
+		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1",
+		bin, "serve", "--hostname", "127.0.0.1", "--port", port}
+	pane, pidText, _ := strings.Cut(strings.TrimSpace(e.s.MustRun(argv...)), " ")
+	pid, err := strconv.Atoi(pidText)
+	if err != nil {
+		t.Fatalf("pane pid %q", pidText)
+	}
+	// Registered after the tmux server's cleanup, so it runs first: the
+	// server this test started ends before the tmux server does.
+	t.Cleanup(func() {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+		for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	})
+
+	// OpenCode's first start migrates its store: generous under load.
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		resp, err := ocClient.Get(base + "/question")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			out, _ := e.s.Run("capture-pane", "-p", "-t", pane)
+			t.Fatalf("opencode serve on %s never answered: %v\n%s", base, err, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	e.s.WaitFor(func() bool {
+		o, _ := e.s.Run("display", "-p", "-t", pane, "#{pane_current_command}")
+		return strings.TrimSpace(o) == "opencode"
+	}, "opencode in the foreground of "+pane)
+
+	code, sb := ocDo(t, http.MethodPost, base+"/session", "{}")
+	var session struct {
+		ID string `json:"id"`
+	}
+	if code != http.StatusOK || json.Unmarshal(sb, &session) != nil || session.ID == "" {
+		t.Fatalf("POST /session: %d %s", code, sb)
+	}
+	if code, b := ocDo(t, http.MethodPost, base+"/session/"+session.ID+"/prompt_async", `{"parts":[{"type":"text","text":"ASKQ"}]}`); code/100 != 2 {
+		t.Fatalf("prompt_async: %d %s", code, b)
+	}
+	var asked []json.RawMessage
+	deadline = time.Now().Add(60 * time.Second)
+	for len(asked) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("OpenCode never asked the mock's question (GET /question stayed empty)")
+		}
+		time.Sleep(200 * time.Millisecond)
+		_, b := ocDo(t, http.MethodGet, base+"/question", "")
+		_ = json.Unmarshal(b, &asked)
+	}
+	var q struct {
+		ID string `json:"id"`
+	}
+	if len(asked) != 1 || json.Unmarshal(asked[0], &q) != nil || !strings.HasPrefix(q.ID, "que_") {
+		t.Fatalf("pending questions: %s", asked)
+	}
+
+	// What tma's plugin forwards (shell/plugins/opencode.js): the server's
+	// address, as PluginInput.serverUrl names it, and question.asked with
+	// the request OpenCode holds as its properties.
+	endpoint := base + "/"
+	e.fire(pane, "opencode", "session-start", `{"hook_event_name":"session-start","source":"session.created","session_id":"`+session.ID+`","tma_api_endpoint":"`+endpoint+`"}`)
+	askedPayload := `{"hook_event_name":"question-asked","source":"question.asked","session_id":"` + session.ID + `","tma_api_endpoint":"` + endpoint + `","properties":` + string(asked[0]) + `}`
+	e.fire(pane, "opencode", "question-asked", askedPayload)
+	o := e.opts(pane)
+	if o["@agent_state"] != "blocked" || o["@agent_detail"] != "question" || o["@agent_question_request"] != q.ID || o["@agent_api_endpoint"] == "" {
+		t.Fatalf("after question.asked: %v", o)
+	}
+	stamped := strings.TrimRight(o["@agent_api_endpoint"], "/")
+
+	out, errs, code := e.tma("act", "dismiss", "--pane", pane, "--dry-run")
+	if want := "effect:  api: POST " + stamped + "/question/" + q.ID + "/reject (opencode server, stamped by the plugin; no keys)"; code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("dry run: exit %d, want %q\n%s%s", code, want, out, errs)
+	}
+	r, errs, code := e.actJSON(nil, "dismiss", "--pane", pane)
+	if code != 0 || r.Outcome != "replied" || r.Action != "dismiss" {
+		t.Fatalf("dismiss: %+v exit %d: %s", r, code, errs)
+	}
+
+	// The server reports it gone: no pending question, the tool call
+	// failed as dismissed, and its own reject of the id is a 404.
+	if _, b := ocDo(t, http.MethodGet, base+"/question", ""); strings.Contains(string(b), q.ID) {
+		t.Errorf("OpenCode still lists the question after the dismiss: %s", b)
+	}
+	var toolState string
+	deadline = time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && toolState == "" {
+		_, b := ocDo(t, http.MethodGet, base+"/session/"+session.ID+"/message", "")
+		var msgs []struct {
+			Parts []struct {
+				Type  string `json:"type"`
+				Tool  string `json:"tool"`
+				State struct {
+					Status string `json:"status"`
+					Error  string `json:"error"`
+				} `json:"state"`
+			} `json:"parts"`
+		}
+		_ = json.Unmarshal(b, &msgs)
+		for _, m := range msgs {
+			for _, p := range m.Parts {
+				if p.Type == "tool" && p.Tool == "question" && p.State.Status != "running" && p.State.Status != "pending" {
+					toolState = p.State.Status + ": " + p.State.Error
+				}
+			}
+		}
+		if toolState == "" {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	if !strings.HasPrefix(toolState, "error: ") || !strings.Contains(toolState, "dismissed") {
+		t.Errorf("the question tool after the dismiss: %q, want its dismissed error", toolState)
+	}
+	if code, b := ocDo(t, http.MethodPost, base+"/question/"+q.ID+"/reject", ""); code != http.StatusNotFound {
+		t.Errorf("OpenCode's own reject of the dismissed id: %d %s, want 404", code, b)
+	}
+	if got := e.s.Option(pane, "@agent_question_request"); got != "" {
+		t.Errorf("the dismissed question is still on the pane: %q", got)
+	}
+
+	// The same question again (a stale event): the list no longer names
+	// it, so nothing is posted and it is vanished/request-gone.
+	e.fire(pane, "opencode", "question-asked", askedPayload)
+	r, errs, code = e.actJSON(nil, "dismiss", "--pane", pane)
+	if code != 3 || r.Outcome != "vanished" || r.reason() != "request-gone" {
+		t.Fatalf("dismiss of a question OpenCode no longer holds: %+v exit %d: %s", r, code, errs)
+	}
+	lines := auditLines(t, actLog)
+	if len(lines) != 2 || lines[0]["kind"] != "api" || lines[0]["outcome"] != "replied" || lines[0]["action"] != "dismiss" || lines[1]["kind"] != "api" || lines[1]["reason"] != "request-gone" {
+		t.Errorf("act log %v", lines)
+	}
+}
