@@ -1,6 +1,6 @@
 // Package boundary enforces the package rules: only lib/tmux runs tmux, only
-// the packages allowed to spawn programs import os/exec, and lib/fold does no
-// I/O.
+// the packages allowed to spawn programs import os/exec, and lib/fold and
+// lib/watch do no I/O.
 package boundary
 
 import (
@@ -91,24 +91,34 @@ func TestOnlyLibTmuxRunsTmux(t *testing.T) {
 	}
 }
 
-func TestFoldDoesNoIO(t *testing.T) {
+// pure are the packages that do no I/O and read no clock, and why.
+var pure = map[string]string{
+	"lib/fold":  "the fold is pure (time travels in the records)",
+	"lib/watch": "watch's model is pure (the terminal, the clock and the captures are lib/cli/pick's)",
+}
+
+func TestPurePackagesDoNoIO(t *testing.T) {
 	banned := []string{"os", "os/exec", "io/ioutil", "net", "net/http", "syscall", "time", "github.com/tmaproject/tma/lib/tmux", "github.com/tmaproject/tma/lib/proc"}
-	checked := 0
+	checked := map[string]int{}
 	for file, ims := range imports(t) {
-		if filepath.ToSlash(filepath.Dir(file)) != "lib/fold" {
+		dir := filepath.ToSlash(filepath.Dir(file))
+		why, ok := pure[dir]
+		if !ok {
 			continue
 		}
-		checked++
+		checked[dir]++
 		for _, im := range ims {
 			for _, b := range banned {
 				if im == b {
-					t.Errorf("%s imports %s: the fold is pure (time travels in the records)", file, im)
+					t.Errorf("%s imports %s: %s", file, im, why)
 				}
 			}
 		}
 	}
-	if checked == 0 {
-		t.Fatal("no lib/fold sources found")
+	for dir := range pure {
+		if checked[dir] == 0 {
+			t.Errorf("no %s sources found", dir)
+		}
 	}
 }
 
