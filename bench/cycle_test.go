@@ -178,8 +178,14 @@ func newRig(b *testing.B, sz size, bin, agentBin, screen string, ms *manifest.Se
 	return r
 }
 
+// kill ends the server and removes its socket file, which tmux leaves
+// behind.
 func (r *rig) kill() {
+	path, _ := exec.Command(r.bin, "-L", r.sock, "display", "-p", "#{socket_path}").Output()
 	_ = exec.Command(r.bin, "-L", r.sock, "kill-server").Run()
+	if p := strings.TrimSpace(string(path)); p != "" {
+		_ = os.Remove(p)
+	}
 }
 
 // clear removes every stamp tma wrote, so the next cycle is a first sighting:
