@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,9 +22,12 @@ import (
 
 // labOpenCode is the OpenCode the lab installed from npm into its cache
 // (fixtures/lab/run.sh; $TMA_LAB_CACHE, else ~/.cache/tma-lab), at the
-// version fixtures/lab/versions.txt pins. Without it the test is skipped,
-// saying how to get it: the lab cache is not part of `make deps`.
-func labOpenCode(t *testing.T) string {
+// version fixtures/lab/versions.txt pins, and the @opencode-ai/plugin
+// package the lab keeps beside it (with any plugin in its config dir
+// OpenCode installs that package at start, which hangs offline). Without
+// them the test is skipped, saying how to get them: the lab cache is not
+// part of `make deps`.
+func labOpenCode(t *testing.T) (bin, plugin string) {
 	t.Helper()
 	version := ""
 	b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "lab", "versions.txt"))
@@ -44,11 +48,14 @@ func labOpenCode(t *testing.T) string {
 		home, _ := os.UserHomeDir()
 		cache = filepath.Join(home, ".cache", "tma-lab")
 	}
-	bin := filepath.Join(cache, "npm", "opencode@"+version, "node_modules", ".bin", "opencode")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("no lab OpenCode %s at %s (fixtures/lab/run.sh opencode installs it): %v", version, bin, err)
+	bin = filepath.Join(cache, "npm", "opencode@"+version, "node_modules", ".bin", "opencode")
+	plugin = filepath.Join(cache, "npm", "opencode-plugin@"+version)
+	for _, p := range []string{bin, filepath.Join(plugin, "node_modules", "@opencode-ai", "plugin", "package.json")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("no lab OpenCode %s (fixtures/lab/run.sh opencode -hooks only installs it and its plugin package): %v", version, err)
+		}
 	}
-	return bin
+	return bin, plugin
 }
 
 func freePort(t *testing.T) int {
@@ -88,18 +95,29 @@ func ocDo(t *testing.T, method, u, body string) (int, []byte) {
 
 // TestOpenCodeDismissLive: a question the real OpenCode asks (its
 // question tool, called by the lab's mock model on ASKQ) is dismissed
-// through tma act dismiss over OpenCode's own server, a real `opencode
-// serve` on 127.0.0.1 running in the test's tmux pane. The hook events are
-// what tma's plugin forwards, carrying the request OpenCode lists; the
-// server then holds no question, the tool reads dismissed, and a second
-// dismiss of the same id is request-gone.
+// through tma act dismiss over OpenCode's own server: a real `opencode
+// serve` on 127.0.0.1, the process of the test's tmux pane, with tma's
+// plugin installed by tma install-hooks. The plugin stamps the server and
+// the question's id; after the dismiss the server holds no question, the
+// tool reads dismissed, the pane leaves blocked, and a dismiss of the same
+// id again is request-gone.
 func TestOpenCodeDismissLive(t *testing.T) {
-	bin := labOpenCode(t)
+	bin, pluginPkg := labOpenCode(t)
 	proj := t.TempDir()
 	model := httptest.NewServer(mock.NewServer(mock.Options{Workdir: proj, Log: io.Discard, Fast: true}))
 	defer model.Close()
 
-	ocHome := t.TempDir()
+	actLog := filepath.Join(t.TempDir(), "acts.jsonl")
+	e := newEnv(t, "[act]\nlog = \""+actLog+"\"\n")
+	if out, errs, code := e.tma("install-hooks", "opencode", "--yes"); code != 0 {
+		t.Fatalf("install-hooks opencode: exit %d\n%s%s", code, out, errs)
+	}
+	ocConfig := filepath.Join(e.home, ".config", "opencode")
+	for _, name := range []string{"node_modules", "package.json", "package-lock.json"} {
+		if out, err := exec.Command("cp", "-a", filepath.Join(pluginPkg, name), ocConfig+"/").CombinedOutput(); err != nil {
+			t.Fatalf("copy the plugin package: %v: %s", err, out)
+		}
+	}
 	cfg := map[string]any{
 		"$schema": "https://opencode.ai/config.json",
 		"provider": map[string]any{"mock": map[string]any{
@@ -114,22 +132,19 @@ func TestOpenCodeDismissLive(t *testing.T) {
 		"share":       "disabled",
 	}
 	cb, _ := json.Marshal(cfg)
-	if err := os.MkdirAll(filepath.Join(ocHome, ".config", "opencode"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(ocHome, ".config", "opencode", "opencode.json"), cb, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ocConfig, "opencode.json"), cb, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	actLog := filepath.Join(t.TempDir(), "acts.jsonl")
-	e := newEnv(t, "[act]\nlog = \""+actLog+"\"\n")
 	port := strconv.Itoa(freePort(t))
 	base := "http://127.0.0.1:" + port
-	// The tmux server's environment is the test's: OpenCode gets its own
-	// HOME and XDG dirs, and the lab's offline switches.
+	// The tmux server's environment is the test's: OpenCode gets the test's
+	// HOME and XDG dirs, the lab's offline switches, and the built tma-hook
+	// on PATH for the plugin to run (tmux gives it TMUX and TMUX_PANE).
 	argv := []string{"new-window", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-c", proj, "-t", "s:", "env",
-		"HOME=" + ocHome, "XDG_CONFIG_HOME=" + filepath.Join(ocHome, ".config"), "XDG_DATA_HOME=" + filepath.Join(ocHome, ".local", "share"),
-		"XDG_CACHE_HOME=" + filepath.Join(ocHome, ".cache"), "XDG_STATE_HOME=" + filepath.Join(ocHome, ".local", "state"),
+		"HOME=" + e.home, "XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"), "XDG_DATA_HOME=" + filepath.Join(e.home, ".local", "share"),
+		"XDG_CACHE_HOME=" + filepath.Join(e.home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(e.home, ".local", "state"),
+		"XDG_RUNTIME_DIR=" + e.run, "TMA_CONFIG=", "PATH=" + binDir + ":" + os.Getenv("PATH"),
 		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1",
 		bin, "serve", "--hostname", "127.0.0.1", "--port", port}
@@ -164,10 +179,6 @@ func TestOpenCodeDismissLive(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	e.s.WaitFor(func() bool {
-		o, _ := e.s.Run("display", "-p", "-t", pane, "#{pane_current_command}")
-		return strings.TrimSpace(o) == "opencode"
-	}, "opencode in the foreground of "+pane)
 
 	code, sb := ocDo(t, http.MethodPost, base+"/session", "{}")
 	var session struct {
@@ -196,21 +207,26 @@ func TestOpenCodeDismissLive(t *testing.T) {
 		t.Fatalf("pending questions: %s", asked)
 	}
 
-	// What tma's plugin forwards (shell/plugins/opencode.js): the server's
-	// address, as PluginInput.serverUrl names it, and question.asked with
-	// the request OpenCode holds as its properties.
-	endpoint := base + "/"
-	e.fire(pane, "opencode", "session-start", `{"hook_event_name":"session-start","source":"session.created","session_id":"`+session.ID+`","tma_api_endpoint":"`+endpoint+`"}`)
-	askedPayload := `{"hook_event_name":"question-asked","source":"question.asked","session_id":"` + session.ID + `","tma_api_endpoint":"` + endpoint + `","properties":` + string(asked[0]) + `}`
-	e.fire(pane, "opencode", "question-asked", askedPayload)
-	o := e.opts(pane)
-	if o["@agent_state"] != "blocked" || o["@agent_detail"] != "question" || o["@agent_question_request"] != q.ID || o["@agent_api_endpoint"] == "" {
-		t.Fatalf("after question.asked: %v", o)
+	// The plugin's question.asked, through tma-hook: blocked/question, the
+	// question's id and the server's address on the pane.
+	var o map[string]string
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		o = e.opts(pane)
+		if o["@agent_state"] == "blocked" && o["@agent_detail"] == "question" && o["@agent_question_request"] == q.ID && o["@agent_api_endpoint"] != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the plugin's question.asked never reached the pane (OpenCode holds %s): %v", q.ID, o)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	stamped := strings.TrimRight(o["@agent_api_endpoint"], "/")
+	if o["@agent_name"] != "opencode" || strings.TrimRight(o["@agent_api_endpoint"], "/") != base {
+		t.Errorf("the pane's stamps: %v, want opencode at %s", o, base)
+	}
 
 	out, errs, code := e.tma("act", "dismiss", "--pane", pane, "--dry-run")
-	if want := "effect:  api: POST " + stamped + "/question/" + q.ID + "/reject (opencode server, stamped by the plugin; no keys)"; code != 0 || !strings.Contains(out, want) {
+	if want := "effect:  api: POST " + base + "/question/" + q.ID + "/reject (opencode server, stamped by the plugin; no keys)"; code != 0 || !strings.Contains(out, want) {
 		t.Fatalf("dry run: exit %d, want %q\n%s%s", code, want, out, errs)
 	}
 	r, errs, code := e.actJSON(nil, "dismiss", "--pane", pane)
@@ -255,13 +271,17 @@ func TestOpenCodeDismissLive(t *testing.T) {
 	if code, b := ocDo(t, http.MethodPost, base+"/question/"+q.ID+"/reject", ""); code != http.StatusNotFound {
 		t.Errorf("OpenCode's own reject of the dismissed id: %d %s, want 404", code, b)
 	}
-	if got := e.s.Option(pane, "@agent_question_request"); got != "" {
-		t.Errorf("the dismissed question is still on the pane: %q", got)
-	}
+	// The pane leaves blocked: the plugin's question.rejected, then the
+	// turn's end (session.idle).
+	e.s.WaitFor(func() bool {
+		o = e.opts(pane)
+		return o["@agent_state"] == "idle" && o["@agent_question_request"] == ""
+	}, "the pane idle with no question after the dismiss")
 
-	// The same question again (a stale event): the list no longer names
-	// it, so nothing is posted and it is vanished/request-gone.
-	e.fire(pane, "opencode", "question-asked", askedPayload)
+	// The same question again (a stale event, as the plugin forwards it):
+	// the server's list no longer names it, so nothing is posted.
+	e.fire(pane, "opencode", "question-asked", `{"hook_event_name":"question-asked","source":"question.asked","session_id":"`+session.ID+
+		`","tma_api_endpoint":"`+base+`/","properties":`+string(asked[0])+`}`)
 	r, errs, code = e.actJSON(nil, "dismiss", "--pane", pane)
 	if code != 3 || r.Outcome != "vanished" || r.reason() != "request-gone" {
 		t.Fatalf("dismiss of a question OpenCode no longer holds: %+v exit %d: %s", r, code, errs)
