@@ -36,7 +36,7 @@ deps:
 # provides them all); only the opt-in tiers below are left out.
 test: deps build lint
 	$(GO) test -count=1 ./...
-	@echo "make test: passed. Not run (opt-in): TMA_LAB=1 go test ./fixtures/lab/... (the lab's captures from the real agents), make e2e-agents (the release check), make bench, make fuzz"
+	@echo "make test: passed. Not run (opt-in): TMA_LAB=1 go test ./fixtures/lab/... ./tests/integration/ -run Live (the lab's captures from the real agents, and tma act against a real OpenCode), make e2e-agents (the release check), make bench, make fuzz"
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
