@@ -12,6 +12,7 @@ var scopeTable = map[string]string{
 	"approve":   device.ScopeAnswer,
 	"deny":      device.ScopeAnswer,
 	"answer":    device.ScopeAnswer,
+	"dismiss":   device.ScopeAnswer, // declines a question: deny's kin
 	"interrupt": device.ScopeSteer,
 	"steer":     device.ScopeSteer,
 	"steer_now": device.ScopeSteer,

@@ -355,7 +355,7 @@ func TestClaim(t *testing.T) {
 }
 
 func TestScopeTable(t *testing.T) {
-	for a, want := range map[string]string{"approve": device.ScopeAnswer, "deny": device.ScopeAnswer, "steer": device.ScopeSteer, "interrupt": device.ScopeSteer} {
+	for a, want := range map[string]string{"approve": device.ScopeAnswer, "deny": device.ScopeAnswer, "dismiss": device.ScopeAnswer, "steer": device.ScopeSteer, "interrupt": device.ScopeSteer} {
 		if s, ok := ScopeFor(a); !ok || s != want {
 			t.Errorf("ScopeFor(%s) = %s %v", a, s, ok)
 		}
