@@ -124,10 +124,6 @@ type Client struct {
 	// Spawns counts tmux processes started; the benchmarks and the
 	// constant-spawn tests read it.
 	Spawns int
-	// Control, when set, carries List over one of the follower's own
-	// control clients instead of a spawn (query.go); Queries counts them.
-	Control *Pusher
-	Queries int
 }
 
 // New returns a client for the target, with the default timeout.

@@ -24,7 +24,7 @@ type Pusher struct {
 	C      chan struct{} // receives (non-blocking, coalescing) on every push
 	client *Client
 	mu     sync.Mutex
-	procs  map[string]*ctl      // session id -> its control client
+	procs  map[string]*exec.Cmd // session id -> its control client
 	dead   map[string]time.Time // session id -> when its client failed
 	live   sync.WaitGroup       // one per control client not yet reaped
 	output map[string]int64     // pane id -> its latest %output (epoch ms), since TakeOutput
@@ -40,7 +40,7 @@ const ReprobeAfter = 30 * time.Second
 // NewPusher returns a pusher for the client's server; call Sync each cycle
 // with the sessions it saw.
 func (c *Client) NewPusher() *Pusher {
-	return &Pusher{C: make(chan struct{}, 1), client: c, procs: map[string]*ctl{}, dead: map[string]time.Time{}, output: map[string]int64{}}
+	return &Pusher{C: make(chan struct{}, 1), client: c, procs: map[string]*exec.Cmd{}, dead: map[string]time.Time{}, output: map[string]int64{}}
 }
 
 func (p *Pusher) push() {
@@ -60,9 +60,9 @@ func (p *Pusher) Sync(sessions []string) int {
 	for _, s := range sessions {
 		want[s] = true
 	}
-	for s, c := range p.procs {
+	for s, cmd := range p.procs {
 		if !want[s] {
-			_ = c.cmd.Process.Kill()
+			_ = cmd.Process.Kill()
 			delete(p.procs, s)
 		}
 	}
@@ -104,25 +104,14 @@ func (p *Pusher) attach(session string) error {
 		return err
 	}
 	p.client.Spawns++
-	c := &ctl{cmd: cmd, stdin: stdin, blocks: make(chan block, 8), done: make(chan struct{})}
-	p.procs[session] = c
+	p.procs[session] = cmd
 	p.live.Add(1)
 	go func() {
 		defer p.live.Done()
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		var fr framer
 		for sc.Scan() {
 			line := sc.Text()
-			if b, ok := fr.line(line); ok {
-				if b != nil {
-					select {
-					case c.blocks <- *b:
-					default: // nobody asked: a query that gave up kills its client
-					}
-				}
-				continue
-			}
 			if !pushes(line) {
 				continue
 			}
@@ -133,11 +122,10 @@ func (p *Pusher) attach(session string) error {
 			}
 			p.push()
 		}
-		close(c.done)
 		_ = stdin.Close()
 		_ = cmd.Wait()
 		p.mu.Lock()
-		if p.procs[session] == c {
+		if p.procs[session] == cmd {
 			delete(p.procs, session)
 			p.dead[session] = time.Now()
 		}
@@ -196,8 +184,8 @@ const CloseWait = 500 * time.Millisecond
 // are reaped, so none outlives the follower that started it.
 func (p *Pusher) Close() {
 	p.mu.Lock()
-	for s, c := range p.procs {
-		_ = c.cmd.Process.Kill()
+	for s, cmd := range p.procs {
+		_ = cmd.Process.Kill()
 		delete(p.procs, s)
 	}
 	p.mu.Unlock()

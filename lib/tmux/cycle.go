@@ -2,7 +2,6 @@ package tmux
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -75,7 +74,7 @@ var paneFields = []string{
 // windowFields are read once per window: the window's and its session's.
 var windowFields = []string{
 	"window_id", "session_name", "session_id", "window_index", "window_activity",
-	"window_active", "@agent_summary", "@agent_session_summary", "window_panes",
+	"window_active", "@agent_summary", "@agent_session_summary",
 }
 
 // serverFields are read once.
@@ -149,55 +148,17 @@ type Snapshot struct {
 	LastStatus      int64 // @tma_status_at: when `tma status` last committed a cycle
 	Panes           []PaneInfo
 	Clients         []ClientInfo
-	held            int // the windows' #{window_panes}, summed
 }
 
 // List reads every pane on the server, every @agent_* option and the clients,
 // in one tmux invocation.
 func (c *Client) List(ctx context.Context) (*Snapshot, error) {
 	nonce := fmt.Sprintf("%08x", rand.Uint32())
-	if c.Control != nil {
-		s, err := c.listControl(ctx, nonce)
-		if err == nil {
-			return s, nil
-		}
-		if errors.Is(err, ErrTimeout) || ctx.Err() != nil {
-			return nil, err
-		}
-	}
 	out, _, err := c.Run(ctx, "", listArgs(nonce)...)
 	if err != nil {
 		return nil, err
 	}
 	return parseList(out, nonce)
-}
-
-// listControl is List over a control client. Its panes must add up to
-// what the windows say they hold: control mode frames output in lines, and
-// a title is the one field whose newlines reach them.
-func (c *Client) listControl(ctx context.Context, nonce string) (*Snapshot, error) {
-	var cmds [][]string
-	var cur []string
-	for _, a := range listArgs(nonce) {
-		if a == ";" {
-			cmds, cur = append(cmds, cur), nil
-			continue
-		}
-		cur = append(cur, a)
-	}
-	outs, err := c.Control.query(ctx, append(cmds, cur))
-	if err != nil {
-		return nil, err
-	}
-	s, err := parseList(strings.Join(outs, ""), nonce)
-	if err != nil {
-		return nil, errNoControl
-	}
-	if s.held != len(s.Panes) {
-		return nil, errNoControl
-	}
-	c.Queries++
-	return s, nil
 }
 
 func listArgs(nonce string) []string {
@@ -280,7 +241,6 @@ func parseList(out, nonce string) (*Snapshot, error) {
 			}
 			windows[f[1]] = &windowInfo{session: f[2], sessionID: f[3], index: atoi(f[4]), activity: atoi64(f[5]),
 				active: f[6] == "1", summary: f[7], sessSum: f[8]}
-			s.held += atoi(f[9])
 		case strings.HasPrefix(line, client):
 			f := strings.Split(line, sep)
 			if len(f) < 6 {

@@ -47,8 +47,8 @@ func paneLine(id, title string, opts map[string]string) string {
 
 func listHead() string {
 	return strings.Join([]string{"TMAS", "/tmp/sock", "3.5a", "1700000000000", "1700000000500"}, sep) + "\n" +
-		strings.Join([]string{"TMAW", "@1", "s", "$0", "1", "1700000000", "1", "working:1", "working:1", "2"}, sep) + "\n" +
-		strings.Join([]string{"TMAW", "@2", "t", "$1", "4", "1700000002", "0", "", "", "1"}, sep) + "\n"
+		strings.Join([]string{"TMAW", "@1", "s", "$0", "1", "1700000000", "1", "working:1", "working:1"}, sep) + "\n" +
+		strings.Join([]string{"TMAW", "@2", "t", "$1", "4", "1700000002", "0", "", ""}, sep) + "\n"
 }
 
 func TestParseList(t *testing.T) {

@@ -149,7 +149,6 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options,
 		pusher = tc.NewPusher()
 		defer pusher.Close()
 		pushC = pusher.C
-		tc.Control = pusher // the list rides a control client once one is up
 	}
 	ended := func() int {
 		if s, ok := lifeline.Cause(ctx); ok {
