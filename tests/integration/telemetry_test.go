@@ -247,8 +247,12 @@ func TestContextThroughDaemon(t *testing.T) {
 		t.Fatalf("the hook stamped it itself:\n%s", said)
 	}
 	e.s.WaitFor(func() bool { return e.s.Option(a.Pane, "@agent_tokens") == "24514" }, "the daemon's write")
-	if !strings.Contains(e.daemonLog(), "hook claude context on "+a.Pane+": context 2%, 24514 tokens") {
-		t.Errorf("daemon log:\n%s", e.daemonLog())
+	// The writer logs after its write lands: wait for the line, do not race it.
+	want := "hook claude context on " + a.Pane + ": context 2%, 24514 tokens"
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(e.daemonLog(), want); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon log:\n%s", e.daemonLog())
+		}
 	}
 	// An older payload handed over later writes nothing there either.
 	at, _ := strconv.ParseInt(e.s.Option(a.Pane, "@agent_context_at"), 10, 64)
