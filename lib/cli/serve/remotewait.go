@@ -123,19 +123,7 @@ func human(d time.Duration) string {
 
 // printRows prints what tma wait prints for a reached target.
 func printRows(e *common.Env, d wait.Decision, asJSON bool) int {
-	var err error
-	switch {
-	case asJSON && d.Multi:
-		err = view.LsJSON(e.Stdout, d.Rows)
-	case asJSON:
-		var b []byte
-		if b, err = record.MarshalRowObject(d.Rows[0].Row); err == nil {
-			_, err = fmt.Fprintf(e.Stdout, "%s\n", b)
-		}
-	default:
-		err = view.LsPlain(e.Stdout, d.Rows)
-	}
-	if err != nil {
+	if view.Reached(e.Stdout, d.Rows, d.Multi, asJSON) != nil {
 		return wait.ExitFail
 	}
 	return wait.ExitReached

@@ -169,19 +169,7 @@ func label(git *gitinfo.Resolver, rows []*record.Row) {
 }
 
 func printRows(e *common.Env, d wait.Decision, asJSON bool) int {
-	var err error
-	switch {
-	case asJSON && d.Multi:
-		err = view.LsJSON(e.Stdout, d.Rows)
-	case asJSON:
-		var b []byte
-		if b, err = record.MarshalRowObject(d.Rows[0].Row); err == nil {
-			_, err = fmt.Fprintf(e.Stdout, "%s\n", b)
-		}
-	default:
-		err = view.LsPlain(e.Stdout, d.Rows)
-	}
-	if err != nil {
+	if view.Reached(e.Stdout, d.Rows, d.Multi, asJSON) != nil {
 		return wait.ExitFail
 	}
 	return wait.ExitReached
