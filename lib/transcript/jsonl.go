@@ -225,30 +225,12 @@ func jsonlPage(path string, ad adapter, req Request) (*Page, *Refusal) {
 	if last <= 0 {
 		last = DefaultLast
 	}
-	hdr := 0
+	g := &pager{p: p, last: last, headers: req.Headers}
 	// take adds the events of the record at start below index below,
 	// newest first; it reports a full page.
 	take := func(start int64, evs []Event, below int) bool {
 		for j := below - 1; j >= 0; j-- {
-			e := evs[j]
-			e.Cursor = jf.cursor(start, j)
-			e.NoBody = req.Headers
-			e.finish()
-			hs := e.headerSize()
-			if len(p.Events) > 0 && hdr+hs > MaxHeaders {
-				p.BudgetTruncated = true
-				p.Older = p.Events[len(p.Events)-1].Cursor
-				return true
-			}
-			hdr += hs
-			p.Events = append(p.Events, e)
-			if e.Kind == Unknown {
-				p.Unknown++
-			}
-			if len(p.Events) == last {
-				if j > 0 || start > 0 {
-					p.Older = e.Cursor
-				}
+			if g.add(evs[j], jf.cursor(start, j), j > 0 || start > 0) {
 				return true
 			}
 		}

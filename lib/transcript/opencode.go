@@ -141,28 +141,11 @@ func opencodePage(path, session string, req Request) (*Page, *Refusal) {
 	if last <= 0 {
 		last = DefaultLast
 	}
-	hdr := 0
+	g := &pager{p: p, last: last, headers: req.Headers}
 	take := func(msg *ocMessage, evs []Event, below int, more bool) bool {
 		for j := below - 1; j >= 0; j-- {
-			e := evs[j]
-			e.Cursor = dbCursor{DB: ident, Created: msg.Created, Message: msg.ID, Index: j}.String()
-			e.NoBody = req.Headers
-			e.finish()
-			hs := e.headerSize()
-			if len(p.Events) > 0 && hdr+hs > MaxHeaders {
-				p.BudgetTruncated = true
-				p.Older = p.Events[len(p.Events)-1].Cursor
-				return true
-			}
-			hdr += hs
-			p.Events = append(p.Events, e)
-			if e.Kind == Unknown {
-				p.Unknown++
-			}
-			if len(p.Events) == last {
-				if j > 0 || more {
-					p.Older = e.Cursor
-				}
+			cur := dbCursor{DB: ident, Created: msg.Created, Message: msg.ID, Index: j}.String()
+			if g.add(evs[j], cur, j > 0 || more) {
 				return true
 			}
 		}
