@@ -131,7 +131,7 @@ type dAgent struct {
 	HookNote      *string `json:"hook_note"`
 	HookDemoted   bool    `json:"hook_demoted"`
 	Model         *string `json:"model"`
-	API           *string `json:"api"` // a pending permission with no reachable endpoint
+	API           *string `json:"api"` // a pending permission or question with no reachable endpoint
 }
 type dFzf struct {
 	OK   bool   `json:"ok"`
