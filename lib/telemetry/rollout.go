@@ -35,8 +35,9 @@ type tokenCountT struct {
 		} `json:"last_token_usage"`
 		ModelContextWindow *float64 `json:"model_context_window"`
 	} `json:"info"`
-	// RateLimits' windows were null in every lab capture (no account):
-	// their shape is from Codex's protocol, unproven.
+	// RateLimits is the snapshot Codex parsed from the last response's
+	// x-codex-* headers (testdata/codex-rollout-quota.jsonl); a response
+	// without them leaves both windows null.
 	RateLimits *struct {
 		Primary   *codexWindow `json:"primary"`
 		Secondary *codexWindow `json:"secondary"`

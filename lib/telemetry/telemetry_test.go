@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,18 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines = append(lines, "codex-rollout.jsonl: "+stamped(r))
+	quota := read(t, "testdata/codex-rollout-quota.jsonl")
+	first, _ := quotaTurn(t, quota)
+	for _, c := range []struct {
+		name string
+		b    []byte
+	}{{"codex-rollout-quota.jsonl, the QUOTA turn", first}, {"codex-rollout-quota.jsonl", quota}} {
+		r, err := Parse(CodexRollout, c.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, c.name+": "+stamped(r))
+	}
 	for i, p := range piPayloads(t) {
 		r, err := Parse(PiContext, p)
 		if err != nil {
@@ -187,6 +200,71 @@ func TestCodexFields(t *testing.T) {
 	}
 	if r.Model != "mock-model" || r.Quota != nil || r.CostUSD != nil {
 		t.Errorf("model %q quota %+v cost %v", r.Model, r.Quota, r.CostUSD)
+	}
+}
+
+// quotaTurn is the QUOTA turn of testdata/codex-rollout-quota.jsonl (its
+// lines up to the first task_complete) and the rate_limits of its
+// token_count, as Codex wrote them.
+func quotaTurn(t *testing.T, raw []byte) ([]byte, map[string]any) {
+	t.Helper()
+	var rl map[string]any
+	for i, l := range bytes.SplitAfter(raw, []byte("\n")) {
+		var m map[string]any
+		if json.Unmarshal(l, &m) != nil {
+			continue
+		}
+		p, _ := m["payload"].(map[string]any)
+		switch p["type"] {
+		case "token_count":
+			rl, _ = p["rate_limits"].(map[string]any)
+		case "task_complete":
+			return bytes.Join(bytes.SplitAfter(raw, []byte("\n"))[:i+1], nil), rl
+		}
+	}
+	t.Fatal("the quota rollout has no task_complete")
+	return nil, nil
+}
+
+// TestCodexQuota: the rate-limit windows Codex 0.171.0 put in its
+// token_count from the response headers the lab's mock sent on QUOTA
+// (two windows, 5h and 7d) stamp the fuller one as @agent_quota_*, its
+// reset time from the record's resets_at (epoch seconds) and its evidence
+// time the record's own. The next turn's response carried no headers and
+// Codex wrote null windows: no quota is read from it, so the pane keeps
+// what it has.
+func TestCodexQuota(t *testing.T) {
+	raw := read(t, "testdata/codex-rollout-quota.jsonl")
+	turn, rl := quotaTurn(t, raw)
+	primary, _ := rl["primary"].(map[string]any)
+	secondary, _ := rl["secondary"].(map[string]any)
+	if primary == nil || secondary == nil {
+		t.Fatalf("the QUOTA turn's token_count has no windows: %v", rl)
+	}
+	if primary["used_percent"].(float64) <= secondary["used_percent"].(float64) || primary["window_minutes"].(float64) != 300 {
+		t.Fatalf("the capture should have the 5h window fuller than the 7d one: %v", rl)
+	}
+	r, err := Parse(CodexRollout, turn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Quota{Pct: int64(math.Round(primary["used_percent"].(float64))), Window: "5h", ResetsAtMS: int64(primary["resets_at"].(float64)) * 1000}
+	if r.Quota == nil || *r.Quota != want {
+		t.Fatalf("quota %+v, want %+v", r.Quota, want)
+	}
+	sets := map[string]string{}
+	for _, s := range r.Sets(r.At(atReceived)) {
+		sets[s.Name] = s.Value
+	}
+	if sets[OptQuotaPct] != "42" || sets[OptQuotaWindow] != "5h" || sets[OptQuotaResetsAt] != strconv.FormatInt(want.ResetsAtMS, 10) || sets[OptQuotaAt] != strconv.FormatInt(r.AtMS, 10) || r.AtMS == 0 {
+		t.Errorf("the quota options: %v (reading at %d)", sets, r.AtMS)
+	}
+	later, err := Parse(CodexRollout, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if later.Quota != nil || later.Tokens == nil || later.AtMS <= r.AtMS {
+		t.Errorf("the next turn (null windows): quota %+v tokens %v at %d, want no quota and a newer gauge", later.Quota, later.Tokens, later.AtMS)
 	}
 }
 
