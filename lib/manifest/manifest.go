@@ -551,6 +551,31 @@ func (a *Agent) NormalizeDetail(tok string) string {
 	return tok
 }
 
+// Identifies reports whether a process basename and the pane title name this agent. A
+// process of one of the agent's own names is enough: the title is the agent's to change
+// (an extension may rename it), so it never outvotes the process. The title patterns
+// narrow a runtime among the process names (node): a node process is any script until
+// the title says which agent it is.
+func (a *Agent) Identifies(basename, title string) bool {
+	if !a.MatchesProcess(basename) {
+		return false
+	}
+	return !IsRuntime(basename) || a.MatchesTitle(title)
+}
+
+// runtimes are the interpreters agents run under, whose process name says nothing of
+// which script runs.
+var runtimes = []string{"node", "nodejs", "bun", "deno", "python", "python3"}
+
+// IsRuntime reports whether a process basename is an interpreter's (runtimes), with the
+// decorations MatchesProcess accepts.
+func IsRuntime(basename string) bool {
+	if i := strings.LastIndexByte(basename, '/'); i >= 0 {
+		basename = basename[i+1:]
+	}
+	return slices.Contains(runtimes, undecorate(basename))
+}
+
 // MatchesTitle reports whether title satisfies the agent's title patterns; true when the
 // manifest lists none.
 func (a *Agent) MatchesTitle(title string) bool {

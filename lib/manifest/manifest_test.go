@@ -223,6 +223,49 @@ func TestMatchesProcess(t *testing.T) {
 	}
 }
 
+// TestIdentifies: the bundled pi manifest (process names pi and node, title
+// ^π\s) takes a process named pi whatever the title says (rpc-demo.ts, an
+// example pi ships, renames it "pi RPC Demo"), and a node process only
+// with its own title; a runtime's decorated name still needs the title.
+func TestIdentifies(t *testing.T) {
+	agents, err := Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pi *Agent
+	for _, a := range agents {
+		if a.Name == "pi" {
+			pi = a
+		}
+	}
+	if pi == nil {
+		t.Fatal("no bundled pi manifest")
+	}
+	for _, c := range []struct {
+		proc, title string
+		want        bool
+	}{
+		{"pi", "π - project", true},
+		{"pi", "pi RPC Demo", true},
+		{"pi", "", true},
+		{"/usr/local/bin/pi", "anything", true},
+		{"node", "π - project", true},
+		{"node", "pi RPC Demo", false},
+		{"node", "", false},
+		{".node-wrapped", "pi RPC Demo", false},
+		{"bash", "π - project", false},
+	} {
+		if got := pi.Identifies(c.proc, c.title); got != c.want {
+			t.Errorf("pi.Identifies(%q, %q) = %v, want %v", c.proc, c.title, got, c.want)
+		}
+	}
+	for name, want := range map[string]bool{"node": true, "/usr/bin/node": true, ".node-wrapped": true, "bun.exe": true, "python3": true, "pi": false, "nodes": false, "": false} {
+		if got := IsRuntime(name); got != want {
+			t.Errorf("IsRuntime(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 func TestMatchesTitle(t *testing.T) {
 	src := strings.Replace(minimal, "[capture]", "title_patterns = ['^π\\s', '^Cursor Agent$']\n[capture]", 1)
 	a, err := Parse("myagent", "x.toml", []byte(src))

@@ -188,14 +188,14 @@ func getAgent(ms *manifest.Set, name string) *manifest.Agent {
 }
 
 // identify finds the first process in the pane's tree (nearest the shell)
-// that a manifest claims; a manifest with title patterns also needs the
-// title to agree.
+// that a manifest claims; where the process is a runtime (node) the
+// manifest's title patterns must agree too (Agent.Identifies).
 func identify(tree []*proc.Proc, procs *proc.Table, ms *manifest.Set, title string) (*manifest.Agent, *proc.Proc) {
 	for _, q := range tree {
 		names := procs.Names(q)
 		for _, a := range ms.All() {
 			for _, n := range names {
-				if a.MatchesProcess(n) && a.MatchesTitle(title) {
+				if a.Identifies(n, title) {
 					return a, q
 				}
 			}
