@@ -15,6 +15,7 @@ type cli struct {
 	DryRun    bool `name:"dry-run" help:"plan the writes and print them to stderr; write nothing."`
 	StatusRun bool `name:"status-run" hidden:"" help:"this cycle is a tma status run: mark @tma_status_at for doctor's ambient line."`
 	Notify    bool `name:"notify" help:"fire [notify] for the episodes this stage's commits win, with the daemon-only triggers (stall, context_high, osc_progress): what the daemon runs."`
+	Folds     bool `name:"folds" hidden:"" help:"no tma-fold runs before this stage (the dispatcher's ls, status, wait and subscribe): this stage folds and says the load warnings the fold would."`
 }
 
 // Run is tma-stamp's main.
@@ -29,8 +30,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		nt = newNotifier(e)
 		defer nt.close()
 	}
-	// In a pipeline the fold says the load warnings; the stamp loads quietly.
-	return common.Filter(e.Quieted(), &c.Globals, func(loaded *common.Loaded, g *record.Group, w *record.Writer) error {
+	// In a pipeline the fold says the load warnings and the stamp loads
+	// quietly, unless it is the pipeline's fold as well.
+	le := e.Quieted()
+	if c.Folds {
+		le = e
+	}
+	return common.Filter(le, &c.Globals, func(loaded *common.Loaded, g *record.Group, w *record.Writer) error {
 		if g.Cycle == nil {
 			w.WriteGroup(g)
 			return nil
