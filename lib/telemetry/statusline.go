@@ -25,8 +25,10 @@ type statuslineT struct {
 			CacheReadInputTokens     *float64 `json:"cache_read_input_tokens"`
 		} `json:"current_usage"`
 	} `json:"context_window"`
-	// RateLimits is documented for subscription accounts; the lab runs on
-	// an API key and never saw it (unproven).
+	// RateLimits comes only with a claude.ai subscription login: Claude
+	// Code reads the anthropic-ratelimit-unified-* response headers for
+	// no other account (testdata/claude-statusline-oauth-2.json has it,
+	// claude-statusline-apikey-quota.json, after the same headers, not).
 	RateLimits map[string]*struct {
 		UsedPercentage *float64 `json:"used_percentage"`
 		ResetsAt       *float64 `json:"resets_at"` // epoch seconds

@@ -125,6 +125,7 @@ func TestClaudeFields(t *testing.T) {
 	if len(files) < 2 {
 		t.Fatal("the captured statusline payloads are missing")
 	}
+	quota := 0
 	for _, f := range files {
 		raw := read(t, f)
 		var m map[string]any
@@ -156,9 +157,36 @@ func TestClaudeFields(t *testing.T) {
 		if want := m["cost"].(map[string]any)["total_cost_usd"].(float64); r.CostUSD == nil || *r.CostUSD != want {
 			t.Errorf("%s: cost %v, want %v", f, r.CostUSD, want)
 		}
-		if r.AtMS != 0 || r.Quota != nil {
-			t.Errorf("%s: a statusline carries no time and (on an API key) no quota: %+v", f, r)
+		if r.AtMS != 0 {
+			t.Errorf("%s: a statusline carries no time: %+v", f, r)
 		}
+		// rate_limits: only the subscription login's payload after the
+		// QUOTA answer has them (testdata/README.md); the fuller window.
+		var want *Quota
+		if rl, ok := m["rate_limits"].(map[string]any); ok {
+			for _, kw := range [][2]string{{"five_hour", "5h"}, {"seven_day", "7d"}} {
+				w, _ := rl[kw[0]].(map[string]any)
+				if w == nil {
+					continue
+				}
+				p := int64(math.Round(w["used_percentage"].(float64)))
+				if want == nil || p > want.Pct {
+					want = &Quota{Pct: p, Window: kw[1], ResetsAtMS: int64(w["resets_at"].(float64)) * 1000}
+				}
+			}
+		}
+		switch {
+		case want == nil && r.Quota != nil:
+			t.Errorf("%s: no rate_limits, yet quota %+v", f, r.Quota)
+		case want != nil && (r.Quota == nil || *r.Quota != *want):
+			t.Errorf("%s: quota %+v, want %+v", f, r.Quota, want)
+		}
+		if want != nil {
+			quota++
+		}
+	}
+	if quota == 0 {
+		t.Error("no captured statusline payload carries rate_limits")
 	}
 }
 
