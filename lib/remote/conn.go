@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -61,7 +60,8 @@ func Dial(ctx context.Context, r config.Remote, version string) (*Conn, error) {
 		ReconcileIntervalMS int `json:"reconcile_interval_ms"`
 	}
 	if err := c.ask(ctx, "hello", map[string]any{"app": App, "app_version": version, "device": ""}, "hello", r.Timeout(), &h); err != nil {
-		c.Close()
+		// A dial that failed has cost its timeout already: no grace on top.
+		c.Kill()
 		return nil, err
 	}
 	c.IntervalMS = h.ReconcileIntervalMS
@@ -81,7 +81,7 @@ func (c *Conn) ask(ctx context.Context, t string, body map[string]any, want stri
 		return err
 	}
 	if _, err := c.in.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("the connection is gone: %v", err)
+		return fmt.Errorf("%w: %v", errEnded, err)
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -90,10 +90,10 @@ func (c *Conn) ask(ctx context.Context, t string, body map[string]any, want stri
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-timer.C:
-			return fmt.Errorf("no answer in %s", timeout)
+			return &TimeoutError{timeout}
 		case b, ok := <-c.frames:
 			if !ok {
-				return errors.New("the connection ended")
+				return errEnded
 			}
 			var f struct {
 				ID      string `json:"id"`
@@ -106,7 +106,7 @@ func (c *Conn) ask(ctx context.Context, t string, body map[string]any, want stri
 			}
 			switch {
 			case f.T == "error" && (f.ID == id || f.ID == "0"):
-				return fmt.Errorf("%s: %s", f.Code, f.Message)
+				return &RefusedError{f.Code, f.Message}
 			case f.T == want && f.ID == id:
 				return json.Unmarshal(b, v)
 			}
@@ -132,6 +132,13 @@ func (c *Conn) Snapshot(ctx context.Context) (*Snap, error) {
 		f.Rows[i].Host = c.r.Name
 	}
 	return &f, nil
+}
+
+// Kill ends the connection now: the group killed, the process reaped.
+func (c *Conn) Kill() {
+	c.in.Close()
+	c.kill()
+	_ = c.cmd.Wait()
 }
 
 // Close ends the connection: stdin closed, the group killed if it lingers.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -67,7 +66,7 @@ func Dispatch(ctx context.Context, r config.Remote, version string, f Fire) (Rec
 			}
 			switch {
 			case fr.T == "error":
-				return fmt.Errorf("%s: %s", fr.Code, fr.Message)
+				return &RefusedError{fr.Code, fr.Message}
 			case fr.T == "receipt" && fr.ID == "2":
 				return json.Unmarshal(sc.Bytes(), &rc)
 			}
@@ -75,7 +74,7 @@ func Dispatch(ctx context.Context, r config.Remote, version string, f Fire) (Rec
 		if err := sc.Err(); err != nil {
 			return err
 		}
-		return errors.New("the connection ended before a receipt")
+		return fmt.Errorf("%w before a receipt", errEnded)
 	})
 	return rc, err
 }

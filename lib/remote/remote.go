@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -90,7 +89,7 @@ func exchange(ctx context.Context, r config.Remote, timeout time.Duration, versi
 	case err = <-got:
 	case <-ctx.Done():
 		kill()
-		err = fmt.Errorf("no answer in %s", timeout)
+		err = &TimeoutError{timeout}
 	}
 	in.Close()
 	// The connection is done with either way: a remote that lingers after
@@ -119,7 +118,7 @@ func read(out io.Reader, res Result) Result {
 		}
 		switch {
 		case f.T == "error":
-			res.Err = fmt.Errorf("%s: %s", f.Code, f.Message)
+			res.Err = &RefusedError{f.Code, f.Message}
 			return res
 		case f.T == "hello" && f.ID == "1":
 			res.Host = f.Host
@@ -143,7 +142,7 @@ func read(out io.Reader, res Result) Result {
 	if err := sc.Err(); err != nil {
 		res.Err = err
 	} else {
-		res.Err = errors.New("the connection ended before a snapshot")
+		res.Err = fmt.Errorf("%w before a snapshot", errEnded)
 	}
 	return res
 }

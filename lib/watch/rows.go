@@ -80,14 +80,17 @@ func cut(s string, n int) string {
 	return b.String() + "…"
 }
 
-// Item is one agent row ready to draw. Pane names it; Gone marks a pane
-// the picker keeps as a dimmed row after its agent left.
+// Item is one agent row ready to draw. Pane is its key: the pane id for a
+// local row, Key(host, pane) for a remote one; Gone marks a pane the picker
+// keeps as a dimmed row after its agent left. An item with a header is
+// not a row: a remote's dimmed line that says why it has none.
 type Item struct {
 	Pane                                                                      string
 	Gone                                                                      bool
 	glyph, color, agent, state, locator, age, branch, repo, title, model, ctx string
 	ctxStale                                                                  bool
 	class                                                                     string
+	host, header                                                              string
 }
 
 // Items are the rows as both surfaces draw them, in the order given: the
@@ -96,30 +99,75 @@ type Item struct {
 func Items(f *fleet.Fleet, rows []*record.Row, cfg *config.Config) []Item {
 	var out []Item
 	for _, r := range rows {
-		a := &r.Row
-		st := cfg.PickerStyle(a.Class())
-		it := Item{Pane: a.Pane, glyph: st.Glyph, color: ansi(st.Color), agent: record.OneLine(a.Agent), state: a.State,
-			locator: record.OneLine(a.Locator), age: jump.RowAge(r, f.Cycle.NowMS), title: record.OneLine(a.Title), class: a.Class()}
-		if a.Detail != nil && *a.Detail != "" {
-			it.state += "/" + record.OneLine(*a.Detail)
+		model := ""
+		if p := f.Pane(r.Row.Pane); p != nil {
+			model = p.Opts["@agent_model"]
 		}
-		if a.Branch != nil {
-			it.branch = record.OneLine(*a.Branch)
-		}
-		if a.Repo != nil {
-			it.repo = record.OneLine(*a.Repo)
-		}
-		if p := f.Pane(a.Pane); p != nil {
-			it.model = record.OneLine(p.Opts["@agent_model"])
-		}
-		if a.Context != nil {
-			it.ctx = gauge(*a.Context)
-			// A gauge older than five minutes is greyed: nothing refreshed it.
-			it.ctxStale = a.ContextAtMS == nil || f.Cycle.NowMS-*a.ContextAtMS > 5*60_000
-		}
+		out = append(out, item(r, r.Row.Pane, f.Cycle.NowMS, model, cfg))
+	}
+	return out
+}
+
+// RemoteItems are a remote's rows (host is its [[remote]] name), keyed
+// Key(host, pane) and labelled with the host; their time in state is read
+// at nowMS, the local cycle's clock.
+func RemoteItems(host string, rows []*record.Row, nowMS int64, cfg *config.Config) []Item {
+	var out []Item
+	for _, r := range rows {
+		it := item(r, Key(host, r.Row.Pane), nowMS, "", cfg)
+		it.host = record.OneLine(host)
 		out = append(out, it)
 	}
 	return out
+}
+
+// Header is a remote's line in place of its rows: "build: unreachable
+// (timeout 2s)". It is drawn dimmed and is never selected.
+func Header(text string) Item { return Item{header: record.OneLine(text)} }
+
+// Label gives every item with no host this one: with remotes in view the
+// local rows say which host they are on too.
+func Label(its []Item, host string) {
+	for i := range its {
+		if its[i].host == "" && its[i].header == "" {
+			its[i].host = record.OneLine(host)
+		}
+	}
+}
+
+// Key is a remote row's key: (host, pane), the remote's one server being
+// implied by its host. A local row's key is its pane id.
+func Key(host, pane string) string { return host + ":" + pane }
+
+// SplitKey reads a key back: host is "" for a local row.
+func SplitKey(key string) (host, pane string) {
+	if i := strings.LastIndexByte(key, ':'); i > 0 {
+		return key[:i], key[i+1:]
+	}
+	return "", key
+}
+
+func item(r *record.Row, key string, nowMS int64, model string, cfg *config.Config) Item {
+	a := &r.Row
+	st := cfg.PickerStyle(a.Class())
+	it := Item{Pane: key, glyph: st.Glyph, color: ansi(st.Color), agent: record.OneLine(a.Agent), state: a.State,
+		locator: record.OneLine(a.Locator), age: jump.RowAge(r, nowMS), title: record.OneLine(a.Title), class: a.Class(),
+		model: record.OneLine(model)}
+	if a.Detail != nil && *a.Detail != "" {
+		it.state += "/" + record.OneLine(*a.Detail)
+	}
+	if a.Branch != nil {
+		it.branch = record.OneLine(*a.Branch)
+	}
+	if a.Repo != nil {
+		it.repo = record.OneLine(*a.Repo)
+	}
+	if a.Context != nil {
+		it.ctx = gauge(*a.Context)
+		// A gauge older than five minutes is greyed: nothing refreshed it.
+		it.ctxStale = a.ContextAtMS == nil || nowMS-*a.ContextAtMS > 5*60_000
+	}
+	return it
 }
 
 func gauge(pct int64) string {
@@ -143,11 +191,15 @@ func ListLines(its []Item, cols int) []string {
 }
 
 // widths are the column widths of one frame.
-type widths struct{ agent, locator, age, branch, state, model int }
+type widths struct{ host, agent, locator, age, branch, state, model int }
 
 func measure(its []Item) widths {
 	var w widths
 	for _, it := range its {
+		if it.header != "" {
+			continue
+		}
+		w.host = max(w.host, min(width(it.host), 16))
 		w.agent = max(w.agent, min(width(it.agent), 12))
 		w.locator = max(w.locator, min(width(it.locator), 24))
 		w.age = max(w.age, width(it.age))
@@ -161,12 +213,19 @@ func measure(its []Item) widths {
 // listLine is one row of the picker and of watch's list body: glyph,
 // agent, locator, time in state, a dimmed branch label, title.
 func listLine(it Item, w widths, cols int) string {
-	if it.Gone {
-		return paint(dim, "✗ "+pad(cut(it.agent, w.agent), w.agent)+"  "+pad(cut(it.locator, w.locator), w.locator)+"  (gone)")
+	if it.header != "" {
+		return paint(dim, cut("✗ "+it.header, max(cols, 10)))
 	}
-	s := paint(it.color, it.glyph) + " " + pad(cut(it.agent, w.agent), w.agent) + "  " +
+	host := ""
+	if w.host > 0 {
+		host = pad(cut(it.host, w.host), w.host) + "  "
+	}
+	if it.Gone {
+		return paint(dim, "✗ "+host+pad(cut(it.agent, w.agent), w.agent)+"  "+pad(cut(it.locator, w.locator), w.locator)+"  (gone)")
+	}
+	s := paint(it.color, it.glyph) + " " + host + pad(cut(it.agent, w.agent), w.agent) + "  " +
 		pad(cut(it.locator, w.locator), w.locator) + "  " + pad(it.age, w.age)
-	used := 2 + w.agent + 2 + w.locator + 2 + w.age
+	used := 2 + width(host) + w.agent + 2 + w.locator + 2 + w.age
 	if w.branch > 0 {
 		s += "  " + paint(dim, pad(cut(it.branch, w.branch), w.branch))
 		used += 2 + w.branch
@@ -181,17 +240,21 @@ func listLine(it Item, w widths, cols int) string {
 // with detail, context gauge, time in state, locator, title, model (when
 // any row has one), branch.
 func tableLine(it Item, w widths, cols int) string {
-	if it.Gone {
+	if it.Gone || it.header != "" {
 		return listLine(it, w, cols)
 	}
 	ctx := pad(it.ctx, 10)
 	if it.ctxStale {
 		ctx = paint(dim, ctx)
 	}
-	s := paint(it.color, it.glyph) + " " + pad(cut(it.agent, w.agent), w.agent) + "  " +
+	host := ""
+	if w.host > 0 {
+		host = pad(cut(it.host, w.host), w.host) + "  "
+	}
+	s := paint(it.color, it.glyph) + " " + host + pad(cut(it.agent, w.agent), w.agent) + "  " +
 		pad(cut(it.state, w.state), w.state) + "  " + ctx + "  " + pad(it.age, w.age) + "  " +
 		pad(cut(it.locator, w.locator), w.locator)
-	used := 2 + w.agent + 2 + w.state + 2 + 10 + 2 + w.age + 2 + w.locator
+	used := 2 + width(host) + w.agent + 2 + w.state + 2 + 10 + 2 + w.age + 2 + w.locator
 	tail := 0
 	if w.model > 0 {
 		tail += 2 + w.model
@@ -214,6 +277,9 @@ func tableLine(it Item, w widths, cols int) string {
 // names; the rows and the header are drawn with the same widths.
 func tableWidths(w widths) widths {
 	t := widths{agent: max(w.agent, 5), state: max(w.state, 5), age: max(w.age, 3), locator: max(w.locator, 5)}
+	if w.host > 0 {
+		t.host = max(w.host, 4)
+	}
 	if w.model > 0 {
 		t.model = max(w.model, 5)
 	}
@@ -226,7 +292,7 @@ func tableWidths(w widths) widths {
 // tableHeader is the table's column header (bold) for rows drawn with
 // tableWidths(w).
 func tableHeader(w widths, cols int) string {
-	it := Item{glyph: " ", agent: "AGENT", state: "STATE", ctx: "CONTEXT", age: "AGE", locator: "WHERE", title: "TITLE", model: "MODEL", branch: "BRANCH"}
+	it := Item{glyph: " ", host: "HOST", agent: "AGENT", state: "STATE", ctx: "CONTEXT", age: "AGE", locator: "WHERE", title: "TITLE", model: "MODEL", branch: "BRANCH"}
 	s := tableLine(it, tableWidths(w), cols)
 	return strings.ReplaceAll(s, "\x1b[2m", "\x1b[1m")
 }

@@ -13,7 +13,8 @@ type wline struct {
 }
 
 // watchLines builds the body: the table or the list lines of every Item,
-// under dimmed `▸ repo` headers when grouped. cols is the terminal width;
+// under dimmed `▸ repo` headers when grouped, and after them the remotes'
+// header lines (a remote with no rows says why), never grouped. cols is the terminal width;
 // beside a preview the list gets its share of it.
 func watchLines(its []Item, cols int, table, grouped bool) []wline {
 	w := measure(its)
@@ -27,20 +28,28 @@ func watchLines(its []Item, cols int, table, grouped bool) []wline {
 		}
 		return listLine(it, w, cols)
 	}
-	var out []wline
+	var out, heads []wline
+	var rows []Item
+	for _, it := range its {
+		if it.header != "" {
+			heads = append(heads, wline{"", line(it)})
+		} else {
+			rows = append(rows, it)
+		}
+	}
 	if !grouped {
-		for _, it := range its {
+		for _, it := range rows {
 			out = append(out, wline{it.Pane, line(it)})
 		}
-		return out
+		return append(out, heads...)
 	}
-	for _, g := range groups(its) {
+	for _, g := range groups(rows) {
 		out = append(out, wline{"", paint(dim, "▸ "+groupName(g[0]))})
 		for _, it := range g {
 			out = append(out, wline{it.Pane, line(it)})
 		}
 	}
-	return out
+	return append(out, heads...)
 }
 
 // listWidth is the list's share of a wide terminal beside the preview (the

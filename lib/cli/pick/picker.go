@@ -9,6 +9,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/jump"
 	"github.com/tmaproject/tma/lib/pick"
+	"github.com/tmaproject/tma/lib/watch"
 )
 
 // picker is `tma` with no command: fzf over every agent in attention order,
@@ -21,6 +22,11 @@ func (s *sess) picker(p *pickCmd) int {
 		return s.fail(err)
 	}
 	u.f = f
+	u.remotes = s.startRemotes()
+	defer u.remotes.Close()
+	if p.Print && u.remotes != nil {
+		u.remotes.Settled(settleBound(s.l.Config.Remotes))
+	}
 	if cl, err := jump.ResolveClient(f, s.g.Client, s.e.Getenv); err == nil {
 		u.client = cl.Name
 		if s.e.Getenv("TMUX") != "" || s.clientFlag() != "" {
@@ -46,6 +52,18 @@ func (s *sess) picker(p *pickCmd) int {
 	default:
 		s.e.Errorf("fzf exited %d", code)
 		return common.ExitFail
+	}
+	if host, pane := watch.SplitKey(u.chosen); host != "" && validPane(pane) {
+		if u.choice == "menu" {
+			s.note("the action menu is local; answer %s with `tma act <action> --host %s --pane %s`", u.chosen, host, pane)
+			return common.ExitOK
+		}
+		server := u.seenServer(u.chosen)
+		f, err = s.cycle(nil)
+		if err != nil {
+			return s.fail(err)
+		}
+		return s.openRemote(f, host, server, pane)
 	}
 	if u.chosen == "" || !validPane(u.chosen) {
 		return common.ExitOK // nothing picked

@@ -5,11 +5,16 @@ import (
 
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/tmux"
+	"github.com/tmaproject/tma/lib/watch"
 )
 
 // preview prints a pane's screen with its colours (capture-pane -e): the
 // picker's preview command. A gone pane prints a note.
 func (s *sess) preview(pane string) int {
+	if note, ok := remotePreview(pane); ok {
+		_, _ = io.WriteString(s.e.Stdout, note)
+		return common.ExitOK
+	}
 	if !tmux.ValidPaneID(pane) {
 		return common.ExitOK // a header row, or nothing highlighted
 	}
@@ -29,4 +34,14 @@ func (s *sess) capture(pane string) string {
 		return "(pane " + pane + " is gone)\n"
 	}
 	return out
+}
+
+// remotePreview is the preview of a remote row's key: its screen stays on
+// its host (serve has no capture frame), so the preview says how to see it.
+func remotePreview(key string) (string, bool) {
+	host, pane := watch.SplitKey(key)
+	if host == "" || !tmux.ValidPaneID(pane) {
+		return "", false
+	}
+	return "(" + key + " is on " + host + ": its screen is not sent over serve; Enter opens a window attached to it)\n", true
 }

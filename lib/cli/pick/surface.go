@@ -21,6 +21,7 @@ import (
 	"github.com/tmaproject/tma/lib/jump"
 	"github.com/tmaproject/tma/lib/pick"
 	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/remote"
 	"github.com/tmaproject/tma/lib/selector"
 	"github.com/tmaproject/tma/lib/watch"
 )
@@ -62,13 +63,14 @@ type surface struct {
 	transcript               bool
 	screenCmd, transcriptCmd string
 
-	seen           map[string]*record.Row // the picker's last row of each pane
-	choice, chosen string                 // picker: "pick" or "menu", and the pane
+	seen           map[string]entry // the picker's last row of each key
+	remotes        *remote.Poller   // nil with no [[remote]]
+	choice, chosen string           // picker: "pick" or "menu", and the pane
 	held           bytes.Buffer
 }
 
 func newSurface(s *sess, sel *selector.Selector) *surface {
-	u := &surface{s: s, sel: sel, git: gitinfo.New(), gitAt: time.Now(), cols: termCols(), seen: map[string]*record.Row{}}
+	u := &surface{s: s, sel: sel, git: gitinfo.New(), gitAt: time.Now(), cols: termCols(), seen: map[string]entry{}}
 	u.cond = sync.NewCond(&u.mu)
 	return u
 }
@@ -94,14 +96,35 @@ func (u *surface) publish(f *fleet.Fleet) {
 	u.cond.Broadcast()
 }
 
-// render draws the frame from u.f. Caller holds u.mu.
+// render draws the frame from u.f and the remotes' latest states: the
+// local rows first (they never wait for a remote), then each remote's
+// rows, then a dimmed header for each remote that has none and why.
+// Caller holds u.mu.
 func (u *surface) render() {
 	f := u.f
-	its := watch.Items(f, u.stable(scoped(f, u.sel)), u.s.l.Config)
-	for i := range its {
-		if f.Row(its[i].Pane) == nil {
-			its[i].Gone = true
+	cfg := u.s.l.Config
+	var ents []entry
+	for _, r := range scoped(f, u.sel) {
+		if r.Row.Pane != u.origin {
+			ents = append(ents, entry{key: r.Row.Pane, row: r})
 		}
+	}
+	rents, heads, down := remoteEntries(u.remotes.States(), u.sel)
+	ents = append(ents, rents...)
+	var its []watch.Item
+	for _, e := range u.stable(ents, down) {
+		var it watch.Item
+		if e.host == "" {
+			it = watch.Items(f, []*record.Row{e.row}, cfg)[0]
+		} else {
+			it = watch.RemoteItems(e.host, []*record.Row{e.row}, f.Cycle.NowMS, cfg)[0]
+		}
+		it.Gone = e.gone
+		its = append(its, it)
+	}
+	if u.remotes != nil {
+		watch.Label(its, common.Host())
+		its = append(its, heads...)
 	}
 	lines := watch.ListLines(its, u.cols)
 	var b strings.Builder
@@ -113,37 +136,70 @@ func (u *surface) render() {
 	u.frame = b.String()
 }
 
+// entry is one row of a frame under its key: the pane id for a local row,
+// watch.Key(host, pane) for a remote one.
+type entry struct {
+	key, host string
+	row       *record.Row
+	gone      bool
+}
+
+// remoteEntries are the remotes' rows that sel matches, each host's in
+// pick order; the header items of the remotes with no rows (connecting,
+// or why not); and those hosts, whose rows are not "gone" but unknown.
+func remoteEntries(sts []remote.State, sel *selector.Selector) (ents []entry, heads []watch.Item, down map[string]bool) {
+	down = map[string]bool{}
+	for _, st := range sts {
+		switch {
+		case st.Pending:
+			heads = append(heads, watch.Header(st.Name+": connecting…"))
+			down[st.Name] = true
+			continue
+		case st.Rows == nil:
+			heads = append(heads, watch.Header(st.Name+": "+remote.Why(st.Err)))
+			down[st.Name] = true
+			continue
+		}
+		var rows []*record.Row
+		for _, a := range st.Rows {
+			if r := remote.Row(a); sel == nil || sel.Match(r) {
+				rows = append(rows, r)
+			}
+		}
+		fleet.PickOrder(rows)
+		for _, r := range rows {
+			ents = append(ents, entry{key: watch.Key(st.Name, r.Row.Pane), host: st.Name, row: r})
+		}
+	}
+	return ents, heads, down
+}
+
 // stable keeps the picker's rows where they first appeared (a row does not
 // move under the cursor while you aim at it); new agents are appended, and
-// a pane that lost its agent stays as a dimmed "gone" row.
-func (u *surface) stable(rows []*record.Row) []*record.Row {
-	if u.order == nil {
-		for _, r := range rows {
-			if r.Row.Pane != u.origin {
-				u.order = append(u.order, r.Row.Pane)
-			}
-		}
-	} else {
-		for _, r := range rows {
-			if r.Row.Pane != u.origin && !contains(u.order, r.Row.Pane) {
-				u.order = append(u.order, r.Row.Pane)
-			}
+// a pane that lost its agent stays as a dimmed "gone" row. The rows of a
+// host that is down are left out until it answers again (they are not
+// known to be gone).
+func (u *surface) stable(ents []entry, down map[string]bool) []entry {
+	by := map[string]entry{}
+	for _, e := range ents {
+		by[e.key] = e
+		if !contains(u.order, e.key) {
+			u.order = append(u.order, e.key)
 		}
 	}
-	by := map[string]*record.Row{}
-	for _, r := range rows {
-		by[r.Row.Pane] = r
-	}
-	var out []*record.Row
-	for _, p := range u.order {
-		if r := by[p]; r != nil {
-			out = append(out, r)
-		} else {
-			out = append(out, u.seen[p]) // rendered as gone
+	var out []entry
+	for _, k := range u.order {
+		if e, ok := by[k]; ok {
+			out = append(out, e)
+			u.seen[k] = e
+			continue
 		}
-		if r := by[p]; r != nil {
-			u.seen[p] = r
+		e, ok := u.seen[k]
+		if !ok || down[e.host] {
+			continue
 		}
+		e.gone = true
+		out = append(out, e)
 	}
 	return out
 }
@@ -187,6 +243,29 @@ func refresh(nudge <-chan os.Signal, stop <-chan struct{}, do func() bool) {
 			return
 		}
 	}
+}
+
+// follow draws a new frame whenever a remote's state changes: a remote
+// answers (or fails) on its own clock, not the local cycle's.
+func (u *surface) follow(stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-u.remotes.Changed():
+			u.publish(nil)
+		}
+	}
+}
+
+// seenServer is the server of the row last drawn under key ("" when none).
+func (u *surface) seenServer(key string) string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if e, ok := u.seen[key]; ok {
+		return e.row.Row.Server
+	}
+	return ""
 }
 
 func (u *surface) hold(format string, a ...any) {
@@ -395,6 +474,7 @@ func (u *surface) run(print bool) (int, error) {
 	stop := make(chan struct{})
 	nudge := nudges()
 	go u.tick(nudge, stop)
+	go u.follow(stop)
 	_, code, err := fz.Run(args, os.Environ(), strings.NewReader(first), u.s.e.Stderr)
 	close(stop)
 	u.close()

@@ -38,6 +38,11 @@ func (s *sess) watch(w *watchCmd) int {
 		return s.fail(err)
 	}
 	u.f, u.cfg = f, cfg
+	u.remotes = s.startRemotes()
+	defer u.remotes.Close()
+	if w.Print && u.remotes != nil {
+		u.remotes.Settled(settleBound(cfg.Remotes))
+	}
 	if cl, err := jump.ResolveClient(f, s.g.Client, s.e.Getenv); err == nil {
 		u.client = cl.Name
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/tmaproject/tma/lib/gitinfo"
 	"github.com/tmaproject/tma/lib/jump"
 	"github.com/tmaproject/tma/lib/pick"
+	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/remote"
 	"github.com/tmaproject/tma/lib/selector"
 	"github.com/tmaproject/tma/lib/tui"
 	"github.com/tmaproject/tma/lib/watch"
@@ -42,6 +44,9 @@ type watchUI struct {
 	jumped bool         // a jump from a temporary session: the session closes
 
 	held *lockedBuffer // notes and errors, printed when the dashboard closes
+
+	remotes *remote.Poller    // nil with no [[remote]]
+	servers map[string]string // a remote row's key -> its host's tmux server
 }
 
 // lockedBuffer is the held notes: written by jumps, menus and the ticker.
@@ -154,6 +159,8 @@ func (w *watchUI) run(nudge <-chan os.Signal) int {
 			if w.jumped {
 				return common.ExitOK
 			}
+		case <-w.remotes.Changed():
+			w.rebuild() // a remote answered, or failed, on its own clock
 		case u := <-updates:
 			if u.err != nil {
 				w.held.hold("%v", u.err)
@@ -172,11 +179,23 @@ func (w *watchUI) run(nudge <-chan os.Signal) int {
 	}
 }
 
-// rebuild hands the latest fleet's scoped rows to the model.
+// rebuild hands the latest fleet's scoped rows to the model, and after
+// them each remote's (host-labelled, in its pick order) and the header of
+// each remote that has none.
 func (w *watchUI) rebuild() {
 	var its []watch.Item
 	if w.f != nil {
 		its = watch.Items(w.f, scoped(w.f, w.sel), w.cfg)
+		if w.remotes != nil {
+			ents, heads, _ := remoteEntries(w.remotes.States(), w.sel)
+			w.servers = map[string]string{}
+			for _, e := range ents {
+				its = append(its, watch.RemoteItems(e.host, []*record.Row{e.row}, w.f.Cycle.NowMS, w.cfg)...)
+				w.servers[e.key] = e.row.Row.Server
+			}
+			watch.Label(its, common.Host())
+			its = append(its, heads...)
+		}
 	}
 	w.m.SetRows(its)
 }
@@ -206,6 +225,10 @@ func (w *watchUI) handle(ev tui.Event) bool {
 // temporary session closes once the loop ends.
 func (w *watchUI) jump() {
 	pane := w.m.Selected()
+	if host, p := watch.SplitKey(pane); host != "" && validPane(p) {
+		w.jumpRemote(host, p, w.servers[pane])
+		return
+	}
 	if !validPane(pane) {
 		return
 	}
@@ -224,10 +247,30 @@ func (w *watchUI) jump() {
 	}
 }
 
+// jumpRemote is Enter on a remote row: the window attached to it over
+// ssh, opened or reused. The dashboard stays, as after a local jump.
+func (w *watchUI) jumpRemote(host, pane, server string) {
+	f, _, err := w.cycle()
+	if err != nil {
+		w.held.hold("%v", err)
+		return
+	}
+	w.mu.Lock()
+	code := w.s.openRemote(f, host, server, pane)
+	w.mu.Unlock()
+	if code == common.ExitOK && w.s.temporary != "" {
+		w.jumped = true
+	}
+}
+
 // menu is `a`: the action menu for the highlighted pane, drawn by tmux
 // over the dashboard, which keeps refreshing behind it.
 func (w *watchUI) menu() {
 	pane := w.m.Selected()
+	if host, p := watch.SplitKey(pane); host != "" {
+		w.held.hold("the action menu is local; answer %s with `tma act <action> --host %s --pane %s`", pane, host, p)
+		return
+	}
 	if !validPane(pane) || w.f == nil {
 		return
 	}
@@ -248,7 +291,9 @@ func (w *watchUI) menu() {
 func (w *watchUI) draw(full bool) {
 	if pane, rows, ok := w.m.WantPreview(); ok {
 		w.mu.Lock()
-		if w.m.Transcript {
+		if note, ok := remotePreview(pane); ok {
+			w.m.SetPreview(pane, note)
+		} else if w.m.Transcript {
 			w.m.SetPreview(pane, w.transcriptOf(pane, rows))
 		} else {
 			w.m.SetPreview(pane, w.s.capture(pane))

@@ -1,0 +1,111 @@
+package pickcmd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/fleet"
+	"github.com/tmaproject/tma/lib/jump"
+	"github.com/tmaproject/tma/lib/remote"
+	"github.com/tmaproject/tma/lib/tmux"
+	"github.com/tmaproject/tma/lib/watch"
+)
+
+// startRemotes polls every [[remote]] for a long-running surface (nil
+// with none): the config's remotes when it starts; a reload does not
+// add or drop one.
+func (s *sess) startRemotes() *remote.Poller {
+	if s.l == nil || len(s.l.Config.Remotes) == 0 {
+		return nil
+	}
+	return remote.Poll(s.l.Config.Remotes, common.Version, time.Second)
+}
+
+// settleBound is the longest a one-frame surface (--print) waits for the
+// remotes: a dial's hello and a snapshot, each bounded by its timeout.
+func settleBound(rs []config.Remote) time.Duration {
+	d := time.Duration(0)
+	for _, r := range rs {
+		d = max(d, r.Timeout())
+	}
+	return 2*d + time.Second
+}
+
+// openRemote is Enter on a remote row (the picker, watch, `tma jump --host`):
+// a local window attached to that pane over ssh, reused when one with its
+// name (host:pane) is open already, and the acting client moved there as a
+// jump moves it (the return trail too). With no client to move and no
+// tmux around it, the attach runs in this terminal instead.
+func (s *sess) openRemote(f *fleet.Fleet, host, server, pane string) int {
+	if err := s.load(); err != nil {
+		return s.fail(err)
+	}
+	r := s.l.Config.Remote(host)
+	if r == nil {
+		s.e.Errorf("no [[remote]] is called %q", host)
+		return common.ExitUsage
+	}
+	argv, err := remote.AttachArgv(*r, server, pane)
+	if err != nil {
+		return s.fail(err)
+	}
+	cl, err := jump.ResolveClient(f, s.g.Client, s.e.Getenv)
+	if errors.Is(err, jump.ErrNoClient) && s.e.Getenv("TMUX") == "" {
+		if !stdinIsTerminal(s.e) {
+			s.e.Errorf("no tmux client to open %s in, and stdin is not a terminal to attach", watch.Key(host, pane))
+			return common.ExitFail
+		}
+		err = remote.Exec(argv)
+		s.e.Errorf("exec %s: %v", argv[0], err)
+		return common.ExitFail
+	}
+	if err != nil {
+		return s.fail(err)
+	}
+	c := *s.tc
+	if f.Cycle.Server != "" {
+		c.Target = tmux.Target{SocketPath: f.Cycle.Server}
+	}
+	ctx := common.Background()
+	name := watch.Key(host, pane)
+	listing, _, err := c.Run(ctx, "", "list-panes", "-a", "-F", jump.RemoteWindowFormat)
+	if err != nil {
+		return s.fail(errors.New(common.DescribeTmuxError(s.e, &c, err)))
+	}
+	dest := jump.RemoteWindowPane(listing, name)
+	if dest == "" {
+		here := f.Pane(cl.Pane)
+		if here == nil {
+			return s.fail(fmt.Errorf("the client %s shows pane %s, which the cycle did not see", cl.Name, cl.Pane))
+		}
+		l, err := jump.RemoteWindow(here.WindowID, name, argv)
+		if err != nil {
+			return s.fail(err)
+		}
+		out, errs, err := c.Batch(ctx, []string{l})
+		if err != nil {
+			return s.fail(errors.New(common.DescribeTmuxError(s.e, &c, err)))
+		}
+		if dest = strings.TrimSpace(out); !tmux.ValidPaneID(dest) {
+			return s.fail(fmt.Errorf("tmux: new-window for %s: %s", name, strings.TrimSpace(errs)))
+		}
+	}
+	opt := jump.TrailOption(cl.Name)
+	out, _, err := c.Run(ctx, "", "show-options", "-gqv", opt)
+	if err != nil {
+		return s.fail(errors.New(common.DescribeTmuxError(s.e, &c, err)))
+	}
+	trail := jump.ParseTrail(out)
+	if !s.noPush && dest != cl.Pane {
+		trail = jump.Push(trail, cl.Pane)
+	}
+	lines, err := jump.Move(cl.Name, dest, false, opt, trail)
+	if err != nil {
+		return s.fail(err)
+	}
+	return s.exec(f, lines)
+}
