@@ -23,7 +23,9 @@ type Result struct {
 	// Host is the name the host's hello gave, Server its tmux server.
 	Host, Server string
 	Rows         []record.AgentRow
-	Err          error
+	// Panes is every pane id on the host's server, agent or not.
+	Panes []string
+	Err   error
 }
 
 // App is the hello's app field.
@@ -37,6 +39,7 @@ type frame struct {
 	Host    string            `json:"host"`
 	Server  string            `json:"server"`
 	Rows    []json.RawMessage `json:"rows"`
+	Panes   []string          `json:"panes"`
 }
 
 // Snapshot dials r once and returns its rows. Each row's host is the
@@ -123,7 +126,7 @@ func read(out io.Reader, res Result) Result {
 		case f.T == "hello" && f.ID == "1":
 			res.Host = f.Host
 		case f.T == "snapshot" && f.ID == "2":
-			res.Server = f.Server
+			res.Server, res.Panes = f.Server, f.Panes
 			for _, raw := range f.Rows {
 				var row record.AgentRow
 				if err := json.Unmarshal(raw, &row); err != nil {

@@ -159,6 +159,21 @@ func TestRemotePickerAndWatchOverSSH(t *testing.T) {
 	if n := strings.Count(near.s.MustRun("list-windows", "-a", "-F", "#{window_name}"), key+"\n"); n != 1 {
 		t.Errorf("%d windows called %s", n, key)
 	}
+
+	// tma jump --host --pane is the same window; a pane the host does not
+	// have is exit 3.
+	near.s.MustRun("select-window", "-t", watch)
+	c.waitPane(watch, "back on the watch window")
+	if _, errs, code := near.tma("--client", c.name, "jump", "--host", "build", "--pane", b.Pane); code != 0 {
+		t.Fatalf("jump --host: exit %d %s", code, errs)
+	}
+	c.waitPane(win, "jump --host build --pane")
+	if _, errs, code := near.tma("--client", c.name, "jump", "--host", "build", "--pane", "%999"); code != 3 || errs != "tma: error: no such pane %999 on build\n" {
+		t.Errorf("jump --host to a pane that is not there: exit %d %q", code, errs)
+	}
+	if n := strings.Count(near.s.MustRun("list-windows", "-a", "-F", "#{window_name}"), key+"\n"); n != 1 {
+		t.Errorf("%d windows called %s after jump --host", n, key)
+	}
 }
 
 // remoteWindow is the pane of the window called name, "" when none.

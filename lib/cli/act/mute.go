@@ -13,6 +13,9 @@ type muteCmd struct {
 	Pane  string  `name:"pane" placeholder:"ID" help:"the pane to mute (default: $TMUX_PANE); excludes the selector flags, which mute every agent pane they match."`
 	For   *string `name:"for" placeholder:"DUR" help:"how long: an integer with an optional unit s, m, h or d (a bare number is seconds); default: until --clear."`
 	Clear bool    `name:"clear" help:"end the mute on the same targets (harmless on a pane that is not muted)."`
+	// Host is refused: a mute is a pane option on its host, and serve has
+	// no frame that writes one (docs/serve.md).
+	Host string `name:"host" hidden:"" placeholder:"NAME"`
 }
 
 // muter is one tma mute invocation: the flags checked and the target
@@ -32,6 +35,8 @@ func (m *muter) usage(format string, a ...any) int {
 func (m *muter) main() int {
 	c := m.c
 	switch {
+	case c.Host != "" && c.Host != common.Host():
+		return m.usage("mute is local: a mute is the pane option @agent_mute_until on the pane's own host, and tma serve has no frame that sets one; run it there (ssh %s tma mute …)", c.Host)
 	case c.For != nil && c.Clear:
 		return m.usage("--for and --clear exclude each other: --clear ends the mute")
 	case c.Pane != "" && !tmux.ValidPaneID(c.Pane):

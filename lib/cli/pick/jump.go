@@ -42,6 +42,13 @@ func (s *sess) jumpMain(j *jumpCmd) int {
 		s.e.Errorf("invalid pane id %q (expected %%N)", j.Pane)
 		return common.ExitUsage
 	}
+	if j.Host != "" && j.Host != common.Host() {
+		if d != jump.Pane || j.Flags.Set() {
+			s.e.Errorf("--host takes --pane and nothing else: a remote pane is reached by its id (tma jump --host %s --pane %%N)", j.Host)
+			return common.ExitUsage
+		}
+		return s.jumpRemote(j.Host, j.Pane)
+	}
 	var git *gitinfo.Resolver
 	if sel.NeedsGit() {
 		git = gitinfo.New()

@@ -26,6 +26,7 @@ type jumpCmd struct {
 	Home      bool   `name:"home" xor:"dir" help:"return to the trail's bottom entry and empty it."`
 	Pane      string `name:"pane" xor:"dir" placeholder:"ID" help:"this pane (clears its attention)."`
 	Menu      bool   `name:"menu" xor:"dir" help:"a tmux menu of the agents in picker order, 1-9 quick-select."`
+	Host      string `name:"host" placeholder:"NAME" help:"with --pane: a [[remote]]'s pane, reached in a local window attached to it over ssh (opened, or reused)."`
 }
 
 type attachCmd struct {

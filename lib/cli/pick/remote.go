@@ -35,6 +35,37 @@ func settleBound(rs []config.Remote) time.Duration {
 	return 2*d + time.Second
 }
 
+// jumpRemote is `tma jump --host NAME --pane ID`: one snapshot of the
+// remote says the pane is there and names its server, then the window
+// Enter on its row opens.
+func (s *sess) jumpRemote(host, pane string) int {
+	if err := s.load(); err != nil {
+		return s.fail(err)
+	}
+	r := s.l.Config.Remote(host)
+	if r == nil {
+		s.e.Errorf("no [[remote]] is called %q", host)
+		return common.ExitUsage
+	}
+	res := remote.Snapshot(common.Background(), *r, common.Version)
+	if res.Err != nil {
+		return s.fail(fmt.Errorf("remote %s: %v", host, res.Err))
+	}
+	found := false
+	for _, p := range res.Panes {
+		found = found || p == pane
+	}
+	if !found {
+		s.e.Errorf("no such pane %s on %s", pane, host)
+		return common.ExitVanish
+	}
+	f, err := s.cycle(nil)
+	if err != nil {
+		return s.fail(err)
+	}
+	return s.openRemote(f, host, res.Server, pane)
+}
+
 // openRemote is Enter on a remote row (the picker, watch, `tma jump --host`):
 // a local window attached to that pane over ssh, reused when one with its
 // name (host:pane) is open already, and the acting client moved there as a
