@@ -96,8 +96,25 @@ const (
 // It returns ok=false with the exit code when the caller should stop (an
 // error, or --help printed).
 func Parse(e *Env, cli any, description string, args []string) (*kong.Context, int, bool) {
+	return parse(e, cli, description, args, true)
+}
+
+// ParseWhole is Parse with kong given the whole grammar every time: the
+// reference tests/cli holds the pruned parse to.
+func ParseWhole(e *Env, cli any, description string, args []string) (*kong.Context, int, bool) {
+	return parse(e, cli, description, args, false)
+}
+
+func parse(e *Env, cli any, description string, args []string, pruning bool) (*kong.Context, int, bool) {
+	target := cli
+	if pruning {
+		if t, back, ok := prune(cli, args); ok {
+			target = t
+			defer back()
+		}
+	}
 	exited := -1
-	p, err := kong.New(cli,
+	p, err := kong.New(target,
 		kong.Name(e.Tool),
 		kong.Description(description),
 		kong.Writers(e.Stdout, e.Stderr),
