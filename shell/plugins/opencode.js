@@ -38,14 +38,22 @@ function forward(name, payload) {
 }
 
 // The server this plugin runs in, for tma act's API lane: only when it
-// listens on a port. The plugin's serverUrl names a placeholder address
-// when it does not (the TUI serves itself in-process unless started with
-// --port or --hostname), so the command line decides.
+// listens on a port. OpenCode's serverUrl names a placeholder when nothing
+// listens (the TUI talks to its worker in-process unless started with
+// --port or --hostname), so the placeholder is never taken on its own. The
+// command line decides where it can: `serve`, `web` and a TUI's flags. In
+// the TUI the plugin runs inside OpenCode's worker, whose argv is the
+// worker's own (bun …/worker.js) and names no flag, and there serverUrl
+// is the address the TUI's server listens on, or the placeholder.
+const PLACEHOLDER = "http://localhost:4096/";
 let serverUrl = () => "";
 
-function listens() {
+function listens(url) {
   const argv = process.argv.slice(1);
-  return argv.some((a) => a === "serve" || a === "web" || a === "--port" || a.startsWith("--port=") || a === "--hostname" || a.startsWith("--hostname="));
+  if (argv.some((a) => a === "serve" || a === "web" || a === "--port" || a.startsWith("--port=") || a === "--hostname" || a.startsWith("--hostname="))) {
+    return true;
+  }
+  return url !== "" && url !== PLACEHOLDER;
 }
 
 function fire(source, sessionID, extra) {
@@ -64,7 +72,8 @@ export const TmaPlugin = async (input) => {
   serverUrl = () => {
     try {
       // Read at each event: the server may not be listening yet at load.
-      return listens() && input && input.serverUrl ? String(input.serverUrl.href || input.serverUrl) : "";
+      const url = input && input.serverUrl ? String(input.serverUrl.href || input.serverUrl) : "";
+      return listens(url) ? url : "";
     } catch (_) {
       return "";
     }
