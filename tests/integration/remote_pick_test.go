@@ -150,6 +150,13 @@ func TestRemotePickerAndWatchOverSSH(t *testing.T) {
 	near.waitScreen(watch, "remote rows in watch", func(s string) bool {
 		return strings.Contains(s, far.locator(b.Pane)) && strings.Contains(s, "dead: unreachable (timeout 2s)") && strings.Contains(s, "slow: connecting…")
 	})
+	// watch holds its connection: refreshes ask over it, no new ssh
+	// session starts while it runs.
+	sessions := strings.Count(sshd.Log(), "Starting session")
+	time.Sleep(3500 * time.Millisecond)
+	if n := strings.Count(sshd.Log(), "Starting session"); n != sessions {
+		t.Errorf("watch started %d ssh sessions in 3.5 s of refreshes", n-sessions)
+	}
 	near.s.MustRun("select-window", "-t", watch)
 	c.waitPane(watch, "on the watch window")
 	near.s.MustRun("send-keys", "-t", watch, "End")
