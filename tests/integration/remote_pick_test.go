@@ -181,6 +181,31 @@ func TestRemotePickerAndWatchOverSSH(t *testing.T) {
 	if n := strings.Count(near.s.MustRun("list-windows", "-a", "-F", "#{window_name}"), key+"\n"); n != 1 {
 		t.Errorf("%d windows called %s after jump --host", n, key)
 	}
+
+	// From the temporary watch session (prefix G) the window goes beside
+	// the pane G was pressed in: the one-use session closes after the
+	// jump, and the window outlives it.
+	near.s.MustRun("kill-window", "-t", win)
+	near.s.MustRun("select-window", "-t", watch)
+	c.waitPane(watch, "on the watch window again")
+	near.mustTma("watch", "--temporary-session", "--client", c.name)
+	var sess string
+	near.s.WaitFor(func() bool {
+		out, _ := near.s.Run("display", "-p", "-c", c.name, "#{session_name}")
+		sess = strings.TrimSpace(out)
+		return strings.HasPrefix(sess, "tma-watch-")
+	}, "client in the temporary session")
+	wp := c.pane()
+	near.waitScreen(wp, "remote rows in the temporary watch", func(s string) bool { return strings.Contains(s, far.locator(b.Pane)) })
+	near.s.MustRun("send-keys", "-t", wp, "End")
+	time.Sleep(300 * time.Millisecond)
+	near.s.MustRun("send-keys", "-t", wp, "Enter")
+	near.s.WaitFor(func() bool { win = near.remoteWindow(key); return win != "" }, "the window opened from the temporary session")
+	c.waitPane(win, "Enter on the remote row from the temporary session")
+	near.s.WaitFor(func() bool { _, err := near.s.Run("has-session", "-t", "="+sess); return err != nil }, "temporary session destroyed")
+	if got := strings.TrimSpace(near.s.MustRun("display", "-p", "-t", win, "#{session_name}")); got != "s" {
+		t.Errorf("the window is in session %q, not the origin's", got)
+	}
 }
 
 // remoteWindow is the pane of the window called name, "" when none.

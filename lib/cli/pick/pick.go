@@ -100,9 +100,10 @@ type sess struct {
 	rl *common.Reloader // the picker and watch re-read config and manifests as they refresh
 	tc *tmux.Client
 	// noPush keeps forward jumps off the trail (the temporary watch session
-	// pushed its origin already); temporary is that session's id.
-	noPush    bool
-	temporary string
+	// pushed its origin already); temporary is that session's id, origin
+	// the pane it was opened from.
+	noPush            bool
+	temporary, origin string
 }
 
 func (s *sess) load() error {

@@ -21,7 +21,7 @@ func (s *sess) picker(p *pickCmd) int {
 	if err != nil {
 		return s.fail(err)
 	}
-	u.f = f
+	u.f, u.cfg = f, s.l.Config
 	u.remotes = s.startRemotes()
 	defer u.remotes.Close()
 	if p.Print && u.remotes != nil {

@@ -109,9 +109,16 @@ func (s *sess) openRemote(f *fleet.Fleet, host, server, pane string) int {
 	}
 	dest := jump.RemoteWindowPane(listing, name)
 	if dest == "" {
-		here := f.Pane(cl.Pane)
+		// The window goes beside the client's; from the temporary watch
+		// session, beside the pane it was opened from (that session closes
+		// after the jump, and the window with it).
+		anchor := cl.Pane
+		if s.temporary != "" && s.origin != "" {
+			anchor = s.origin
+		}
+		here := f.Pane(anchor)
 		if here == nil {
-			return s.fail(fmt.Errorf("the client %s shows pane %s, which the cycle did not see", cl.Name, cl.Pane))
+			return s.fail(fmt.Errorf("pane %s, where the window would go, is not on %s", anchor, f.Cycle.Server))
 		}
 		l, err := jump.RemoteWindow(here.WindowID, name, argv)
 		if err != nil {

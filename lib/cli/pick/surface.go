@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
 	"github.com/tmaproject/tma/lib/jump"
@@ -44,8 +45,9 @@ type surface struct {
 	cond   *sync.Cond
 	closed bool
 	f      *fleet.Fleet
-	origin string // the pane left out of the picker
-	client string // the acting client, "" when none
+	cfg    *config.Config // the config f's cycle ran with
+	origin string         // the pane left out of the picker
+	client string         // the acting client, "" when none
 	cols   int
 	order  []string // the picker's stable row order
 	gen    int
@@ -89,7 +91,9 @@ func (u *surface) publish(f *fleet.Fleet) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if f != nil {
-		u.f = f
+		// The config is taken here, on the goroutine that ran the cycle
+		// (which may have reloaded it): render runs on others too.
+		u.f, u.cfg = f, u.s.l.Config
 	}
 	u.render()
 	u.gen++
@@ -101,8 +105,7 @@ func (u *surface) publish(f *fleet.Fleet) {
 // rows, then a dimmed header for each remote that has none and why.
 // Caller holds u.mu.
 func (u *surface) render() {
-	f := u.f
-	cfg := u.s.l.Config
+	f, cfg := u.f, u.cfg
 	var ents []entry
 	for _, r := range scoped(f, u.sel) {
 		if r.Row.Pane != u.origin {

@@ -56,6 +56,7 @@ func (s *sess) watch(w *watchCmd) int {
 	}
 	if w.InSession {
 		s.noPush = true // the origin is already on the trail
+		s.origin = w.Origin
 		if parts := strings.Split(s.e.Getenv("TMUX"), ","); len(parts) == 3 {
 			s.temporary = "$" + parts[2]
 		}
