@@ -88,8 +88,10 @@ func exchange(ctx context.Context, r config.Remote, timeout time.Duration, versi
 	}()
 	got := make(chan error, 1)
 	go func() { got <- answer(out) }()
+	answered := false
 	select {
 	case err = <-got:
+		answered = true
 	case <-ctx.Done():
 		kill()
 		err = &TimeoutError{timeout}
@@ -104,6 +106,11 @@ func exchange(ctx context.Context, r config.Remote, timeout time.Duration, versi
 	case <-ctx.Done():
 		kill()
 		<-waited
+	}
+	if !answered {
+		// Wait closed the pipe, so answer returns now; the caller's
+		// result is not written behind its back after this returns.
+		<-got
 	}
 	return err
 }
