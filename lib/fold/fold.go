@@ -208,7 +208,14 @@ func (f *folder) fold() {
 				f.hold("working/background claim: the agent's own Stop ends it, its idle prompt box between turns does not", true)
 				return
 			}
-			f.hold(fmt.Sprintf("hook claim %s holds (screen: %s)", prior.State, orDash(state)), true)
+			// A screen inside the grace that already shows the release
+			// chrome decides nothing yet. Refreshing stamped_at would let the
+			// skip rule call the next cycle's screen quiet, and an answer
+			// drawn just before this capture would hold the claim until the
+			// agent next repainted (seen in the lab: a question dismissed
+			// with Esc read blocked for three cycles).
+			refresh := !(f.releasable(prior.State, state) && at-prior.EvidenceAt < UnblockGraceMS)
+			f.hold(fmt.Sprintf("hook claim %s holds (screen: %s)", prior.State, orDash(state)), refresh)
 		}
 		return
 	}
