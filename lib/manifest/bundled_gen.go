@@ -1030,6 +1030,88 @@ func bundledAgent(name string) *Agent {
 				},
 				{
 					Index:    2,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "connect-provider",
+					Priority: 120,
+					Region:   "visible",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^ {4,}Connect a provider {10,}esc\s*\n\s*\n? {4,}Search\s*$`,
+								Re:   lazyRegex(`(?m)(?m)^ {4,}Connect a provider {10,}esc\s*\n\s*\n? {4,}Search\s*$`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^ {4,}Popular\s*$`,
+								Re:   lazyRegex(`^ {4,}Popular\s*$`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.Visible},
+				},
+				{
+					Index:    3,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "connect-apikey",
+					Priority: 120,
+					Region:   "visible",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^ {4,}API key {10,}esc\s*$`,
+								Re:   lazyRegex(`^ {4,}API key {10,}esc\s*$`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^ {4,}enter submit\s*$`,
+								Re:   lazyRegex(`^ {4,}enter submit\s*$`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.Visible},
+				},
+				{
+					Index:    4,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "connect-model",
+					Priority: 120,
+					Region:   "visible",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^ {4,}\S.*\S {10,}esc\s*\n\s*\n? {4,}Search\s*$`,
+								Re:   lazyRegex(`(?m)(?m)^ {4,}\S.*\S {10,}esc\s*\n\s*\n? {4,}Search\s*$`),
+							},
+							{
+								Kind: MatchAny,
+								Children: []*Match{
+									{
+										Kind: MatchLineRegex,
+										Text: `^ {4,}Connect provider ctrl\+a {2,}Favorite ctrl\+f\s*$`,
+										Re:   lazyRegex(`^ {4,}Connect provider ctrl\+a {2,}Favorite ctrl\+f\s*$`),
+									},
+									{
+										Kind: MatchLineRegex,
+										Text: `^ {4,}Select variant {10,}esc\s*$`,
+										Re:   lazyRegex(`^ {4,}Select variant {10,}esc\s*$`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.Visible},
+				},
+				{
+					Index:    5,
 					State:    "working",
 					Label:    "esc-interrupt",
 					Priority: 100,
@@ -1042,7 +1124,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 4},
 				},
 				{
-					Index:  3,
+					Index:  6,
 					State:  "idle",
 					Label:  "commands-hint",
 					Region: "visible",
@@ -1189,6 +1271,92 @@ func bundledAgent(name string) *Agent {
 				},
 				{
 					Index:    3,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "login-method",
+					Priority: 120,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^─{20,}\s*\n(\s*\n)?\s*Select authentication method:\s*$`,
+								Re:   lazyRegex(`(?m)(?m)^─{20,}\s*\n(\s*\n)?\s*Select authentication method:\s*$`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^\s*↑↓ navigate\s+enter select\s+\S+ cancel\s*\n─{20,}\s*$`,
+								Re:   lazyRegex(`(?m)(?m)^\s*↑↓ navigate\s+enter select\s+\S+ cancel\s*\n─{20,}\s*$`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    4,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "login-provider",
+					Priority: 120,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^─{20,}\s*\n(\s*\n)?\s*Select provider to configure:\s*$`,
+								Re:   lazyRegex(`(?m)(?m)^─{20,}\s*\n(\s*\n)?\s*Select provider to configure:\s*$`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*→\s+\S.*•\s+(un)?configured\s*$`,
+								Re:   lazyRegex(`^\s*→\s+\S.*•\s+(un)?configured\s*$`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    5,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "login-apikey",
+					Priority: 120,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^─{20,}\s*\n(\s*\n)?\s*Login to \S.*\n(\s*\n)?\s*Enter API key:\s*$`,
+								Re:   lazyRegex(`(?m)(?m)^─{20,}\s*\n(\s*\n)?\s*Login to \S.*\n(\s*\n)?\s*Enter API key:\s*$`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^\s*\(escape/ctrl\+c to cancel, enter to submit\)\s*\n─{20,}\s*$`,
+								Re:   lazyRegex(`(?m)(?m)^\s*\(escape/ctrl\+c to cancel, enter to submit\)\s*\n─{20,}\s*$`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    6,
+					State:    "blocked",
+					Detail:   "question",
+					Label:    "input-dialog",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchRegex,
+						Text: `(?m)^>\s.*\n\s*enter submit\s+escape/ctrl\+c cancel\s*\n─{20,}\s*$`,
+						Re:   lazyRegex(`(?m)(?m)^>\s.*\n\s*enter submit\s+escape/ctrl\+c cancel\s*\n─{20,}\s*$`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    7,
 					State:    "working",
 					Label:    "working-spinner",
 					Priority: 100,
@@ -1201,7 +1369,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.Visible},
 				},
 				{
-					Index:  4,
+					Index:  8,
 					State:  "idle",
 					Label:  "editor-footer",
 					Region: "bottom_non_empty_lines(6)",
@@ -1215,8 +1383,8 @@ func bundledAgent(name string) *Agent {
 							},
 							{
 								Kind: MatchLineRegex,
-								Text: `\b\d+(\.\d+)?%/\d+(\.\d+)?[kM]\b`,
-								Re:   lazyRegex(`\b\d+(\.\d+)?%/\d+(\.\d+)?[kM]\b`),
+								Text: `\b\d+(\.\d+)?%/\d+(\.\d+)?[kM]?\b`,
+								Re:   lazyRegex(`\b\d+(\.\d+)?%/\d+(\.\d+)?[kM]?\b`),
 							},
 						},
 					},
