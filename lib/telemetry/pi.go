@@ -11,7 +11,7 @@ type piUsageT struct {
 
 type piPayloadT struct {
 	Context *piUsageT `json:"context"`
-	Model   string    `json:"model"`
+	Model   string    `json:"model"` // ctx.model.id (testdata/pi-agent-settled-model.jsonl)
 	AtMS    *float64  `json:"tma_at_ms"`
 }
 

@@ -53,12 +53,16 @@ func read(t *testing.T, path string) []byte {
 	return b
 }
 
-// piPayloads are the agent_settled payloads of the lab's pi hook log
-// (testdata/README.md).
-func piPayloads(t *testing.T) []json.RawMessage {
+// piFiles hold the agent_settled payloads of the lab's pi hook logs
+// (testdata/README.md): the extension before it forwarded the model, and
+// after.
+var piFiles = []string{"testdata/pi-agent-settled.jsonl", "testdata/pi-agent-settled-model.jsonl"}
+
+// piPayloads are the agent_settled payloads of one of piFiles.
+func piPayloads(t *testing.T, file string) []json.RawMessage {
 	t.Helper()
 	var out []json.RawMessage
-	for _, l := range bytes.Split(read(t, "testdata/pi-agent-settled.jsonl"), []byte("\n")) {
+	for _, l := range bytes.Split(read(t, file), []byte("\n")) {
 		if len(bytes.TrimSpace(l)) > 0 {
 			out = append(out, json.RawMessage(l))
 		}
@@ -99,12 +103,18 @@ func TestGolden(t *testing.T) {
 		}
 		lines = append(lines, c.name+": "+stamped(r))
 	}
-	for i, p := range piPayloads(t) {
-		r, err := Parse(PiContext, p)
-		if err != nil {
-			t.Fatalf("pi payload %d: %v", i+1, err)
+	for _, f := range piFiles {
+		label := "pi agent_settled"
+		if f != piFiles[0] {
+			label = strings.TrimSuffix(filepath.Base(f), ".jsonl")
 		}
-		lines = append(lines, fmt.Sprintf("pi agent_settled %d: %s", i+1, stamped(r)))
+		for i, p := range piPayloads(t, f) {
+			r, err := Parse(PiContext, p)
+			if err != nil {
+				t.Fatalf("%s payload %d: %v", f, i+1, err)
+			}
+			lines = append(lines, fmt.Sprintf("%s %d: %s", label, i+1, stamped(r)))
+		}
 	}
 	got := strings.Join(lines, "\n") + "\n"
 	const golden = "testdata/readings.golden"
@@ -331,26 +341,14 @@ func TestRolloutTail(t *testing.T) {
 }
 
 func TestPiFields(t *testing.T) {
-	for i, p := range piPayloads(t) {
-		var m struct {
-			Context struct {
-				Tokens  int64   `json:"tokens"`
-				Percent float64 `json:"percent"`
-			} `json:"context"`
+	models := 0
+	for _, f := range piFiles {
+		for i, p := range piPayloads(t, f) {
+			piField(t, fmt.Sprintf("%s payload %d", f, i+1), p, &models)
 		}
-		if err := json.Unmarshal(p, &m); err != nil {
-			t.Fatal(err)
-		}
-		r, err := Parse(PiContext, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Tokens == nil || *r.Tokens != m.Context.Tokens {
-			t.Errorf("payload %d: tokens %v, want %d", i+1, r.Tokens, m.Context.Tokens)
-		}
-		if want := int64(math.Round(m.Context.Percent)); r.ContextPct == nil || *r.ContextPct != want {
-			t.Errorf("payload %d: context %v, want %d", i+1, r.ContextPct, want)
-		}
+	}
+	if models == 0 {
+		t.Error("no captured pi payload names its model")
 	}
 	// The bare usage object reads the same; a null usage (pi after a
 	// compaction, documented) reports nothing.
@@ -360,6 +358,43 @@ func TestPiFields(t *testing.T) {
 	}
 	if r, err := Parse(PiContext, []byte(`{"context":{"tokens":null,"contextWindow":128000,"percent":null}}`)); err != nil || r.Gauge() {
 		t.Errorf("null usage: %+v %v", r, err)
+	}
+}
+
+// piField checks one pi payload's reading against its own fields: tokens,
+// the rounded percent, the model id where the extension sent one, and the
+// extension's own time.
+func piField(t *testing.T, what string, p json.RawMessage, models *int) {
+	t.Helper()
+	var m struct {
+		Context struct {
+			Tokens  int64   `json:"tokens"`
+			Percent float64 `json:"percent"`
+		} `json:"context"`
+		Model string `json:"model"`
+		AtMS  int64  `json:"tma_at_ms"`
+	}
+	if err := json.Unmarshal(p, &m); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Parse(PiContext, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Tokens == nil || *r.Tokens != m.Context.Tokens {
+		t.Errorf("%s: tokens %v, want %d", what, r.Tokens, m.Context.Tokens)
+	}
+	if want := int64(math.Round(m.Context.Percent)); r.ContextPct == nil || *r.ContextPct != want {
+		t.Errorf("%s: context %v, want %d", what, r.ContextPct, want)
+	}
+	if r.Model != m.Model {
+		t.Errorf("%s: model %q, want %q", what, r.Model, m.Model)
+	}
+	if m.Model != "" {
+		*models++
+	}
+	if r.AtMS != m.AtMS {
+		t.Errorf("%s: at %d, want the extension's %d", what, r.AtMS, m.AtMS)
 	}
 }
 

@@ -49,6 +49,11 @@ function payloadFor(name, event, ctx) {
       const usage = ctx && ctx.getContextUsage && ctx.getContextUsage();
       if (usage) p.context = usage;
     } catch (_) {}
+    // The model the turn ran on (ctx.model, pi's Model: its id).
+    try {
+      const model = ctx && ctx.model;
+      if (model && typeof model.id === "string" && model.id) p.model = model.id;
+    } catch (_) {}
   }
   return p;
 }

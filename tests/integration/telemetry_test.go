@@ -233,6 +233,16 @@ func TestContextPi(t *testing.T) {
 	if o["@agent_tokens"] != "2220" || o["@agent_context_pct"] != "2" || o["@agent_state"] != "idle" {
 		t.Fatalf("after agent_settled: %v", o)
 	}
+	// The extension that forwards pi's model (ctx.model.id): its payload as
+	// the real pi 0.73.1 sent it in the lab (lib/telemetry/testdata), with
+	// this test's session id and without its tma_at_ms, so it is dated at
+	// receipt (newer than the first).
+	first := o["@agent_context_at"]
+	e.fire(a.Pane, "pi", "agent_settled", `{"hook_event_name":"agent_settled","cwd":"/tmp/lab/project","session_id":"01a228b3-0ece-76e2-976c-4551d3674f8d","context":{"tokens":1572,"contextWindow":128000,"percent":1.2281250000000001},"model":"mock-model","from":"agent_end"}`)
+	o = e.opts(a.Pane)
+	if o["@agent_model"] != "mock-model" || o["@agent_tokens"] != "1572" || o["@agent_context_at"] <= first {
+		t.Fatalf("after the agent_settled that names the model: %v", o)
+	}
 }
 
 // TestContextThroughDaemon: with a daemon running the statusline's context
