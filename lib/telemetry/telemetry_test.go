@@ -398,10 +398,12 @@ func piField(t *testing.T, what string, p json.RawMessage, models *int) {
 	}
 }
 
-// TestDocumentedShapes covers the fields no lab capture carries: Claude's
-// rate_limits, Codex's rate-limit windows, Cursor's statusline. The inputs
-// follow each agent's documented format (docs/telemetry.md marks them
-// unproven); they are not captures.
+// TestDocumentedShapes covers shapes no lab capture carries: Claude's
+// rate_limits with the 7-day window the fuller one (the captures have the
+// 5-hour one fuller), Cursor's statusline, and the resets_in_seconds of
+// Codex releases before resets_at. The inputs follow each agent's
+// documented format (docs/telemetry.md marks what is unproven); they are
+// not captures.
 func TestDocumentedShapes(t *testing.T) {
 	r, err := Parse(ClaudeStatusline, []byte(`{"model":{"id":"claude-x","display_name":"X"},"context_window":{"context_window_size":200000,"used_percentage":81.6,"current_usage":{"input_tokens":160000,"cache_creation_input_tokens":1000,"cache_read_input_tokens":2000}},"rate_limits":{"five_hour":{"used_percentage":42,"resets_at":1796130000},"seven_day":{"used_percentage":61.4,"resets_at":1796500000}}}`))
 	if err != nil {
