@@ -1,4 +1,5 @@
 // Package gitinfo resolves the repo/branch/worktree labels of a directory
-// with one bounded git call per unique directory, memoized; any failure
-// degrades to no labels.
+// from the files git keeps (.git, gitdir, commondir, HEAD), memoized per
+// directory; a layout that reading does not know gets one bounded git call,
+// and any failure degrades to no labels.
 package gitinfo
