@@ -102,8 +102,8 @@ func lines(out io.Reader) <-chan string {
 	return ch
 }
 
-// awaitPipeline waits until the four stages run and the scan's control
-// client is attached.
+// awaitPipeline waits until the three stages run (the stamp folds; there is
+// no tma-fold) and the scan's control client is attached.
 func (e *env) awaitPipeline(t *testing.T, tag string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
@@ -112,7 +112,7 @@ func (e *env) awaitPipeline(t *testing.T, tag string) {
 		for _, comm := range tagged(t, tag) {
 			have[comm] = true
 		}
-		if have["tma-scan"] && have["tma-fold"] && have["tma-stamp"] && have["tma-wait"] && e.controlClients() > 0 {
+		if have["tma-scan"] && have["tma-stamp"] && have["tma-wait"] && e.controlClients() > 0 {
 			return
 		}
 		if time.Now().After(deadline) {
