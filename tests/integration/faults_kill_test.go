@@ -11,7 +11,7 @@ import (
 // stage and the scan's control client are gone within a couple of seconds,
 // and the consumer's stdout reaches EOF.
 func TestKillNineEachStage(t *testing.T) {
-	for _, stage := range []string{"tma-scan", "tma-fold", "tma-stamp", "tma-wait"} {
+	for _, stage := range []string{"tma-scan", "tma-stamp", "tma-wait"} {
 		t.Run(stage, func(t *testing.T) {
 			e := newEnv(t, "")
 			e.s.StartAgent("claude", claudeWorking)
