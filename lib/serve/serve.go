@@ -95,8 +95,11 @@ type Conn struct {
 	// Window reads one page of a pane's transcript: the tma transcript
 	// --json document, or a refusal (its code and message).
 	Window func(ctx context.Context, w WindowRequest) (doc []byte, refusal *Refusal, err error)
-	Now    func() int64
-	Log    func(format string, a ...any)
+	// Card reads what one pane waits on; nil when the pane holds no
+	// agent (or is gone).
+	Card func(ctx context.Context, pane string) (*PaneCard, error)
+	Now  func() int64
+	Log  func(format string, a ...any)
 }
 
 type request struct {
@@ -125,6 +128,8 @@ type session struct {
 	device     *device.Device
 	subscribed string // the subscribe request's id, "" when not subscribed
 	prior      map[string]string
+	events     string            // the event request's id, "" when not asked
+	attn       map[string]string // per pane: its class while it holds attention, unmuted
 	nonce      int
 }
 
@@ -191,7 +196,7 @@ func (c *Conn) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
 			if code, ok := s.authorize("0", MsgRevoked); !ok {
 				return code
 			}
-			if s.subscribed != "" {
+			if s.subscribed != "" || s.events != "" {
 				s.publish(ctx)
 			}
 		}
@@ -293,9 +298,23 @@ func (s *session) request(ctx context.Context, line []byte) (code int, done bool
 		// The first cycle is the silent baseline: a client that wants the
 		// present asks for a snapshot first.
 		s.publish(ctx)
-	case "unsubscribe":
-		s.subscribed, s.prior = "", nil
+	case "event":
+		if !s.need(id, device.ScopeRead) {
+			return 0, false
+		}
+		s.events, s.attn = id, nil
 		s.frame(fields("schema", Schema, "id", id, "t", "ack"))
+		s.publish(ctx)
+	case "unsubscribe":
+		// Ends both streams: edges and events.
+		s.subscribed, s.prior = "", nil
+		s.events, s.attn = "", nil
+		s.frame(fields("schema", Schema, "id", id, "t", "ack"))
+	case "card":
+		if !s.need(id, device.ScopeRead) {
+			return 0, false
+		}
+		s.cardFrame(ctx, id, &q)
 	case "dispatch":
 		s.dispatch(ctx, id, &q)
 	case "window":
@@ -417,15 +436,57 @@ func (s *session) snapshotFrame(id string, snap *Snapshot) {
 	s.frame(fields("schema", Schema, "id", id, "t", "snapshot", "at_ms", snap.AtMS, "server", snap.Server, "rows", rows, "panes", panes))
 }
 
-// publish runs the subscription's cycle and sends an edge per pane whose
-// class moved (a pane that appeared comes from null, one that left goes to
-// null). The first cycle after subscribe only sets the baseline.
+// publish runs the streams' one cycle and sends what it shows: edges to a
+// subscribe, events to an event request.
 func (s *session) publish(ctx context.Context) {
 	snap, err := s.c.Cycle(ctx)
 	if err != nil {
 		s.c.Log("device %s: cycle: %v", s.device.Name, err)
 		return
 	}
+	if s.subscribed != "" {
+		s.edges(snap)
+	}
+	if s.events != "" {
+		s.notices(snap)
+	}
+}
+
+// notices sends an event per pane that came to want the user: its
+// attention rose (it blocked, or its turn ended) on a pane that is not
+// muted, or its class changed while it held attention (done, then
+// blocked). That is the moment a [notify] command would fire, and an event
+// carries the notification payload's metadata, title-free and with no
+// screen content (card is the frame that reads a dialog). The first cycle
+// after the request only sets the baseline.
+func (s *session) notices(snap *Snapshot) {
+	now := map[string]string{}
+	for _, r := range snap.Rows {
+		if r.Attention && !r.Muted {
+			now[r.Pane] = r.Class()
+		}
+	}
+	prior := s.attn
+	s.attn = now
+	if prior == nil {
+		return
+	}
+	for _, r := range snap.Rows {
+		c, ok := now[r.Pane]
+		if !ok || prior[r.Pane] == c {
+			continue
+		}
+		s.frame(fields("schema", Schema, "id", s.events, "t", "event", "pane", r.Pane, "agent", r.Agent,
+			"state", r.State, "detail", r.Detail, "done", r.Done, "session", r.Session, "locator", r.Locator,
+			"repo", r.Repo, "branch", r.Branch, "since_ms", r.SinceMS, "episode_ms", r.EpisodeMS,
+			"context_pct", r.Context, "at_ms", snap.AtMS))
+	}
+}
+
+// edges sends an edge per pane whose class moved (a pane that appeared
+// comes from null, one that left goes to null). The first cycle after
+// subscribe only sets the baseline.
+func (s *session) edges(snap *Snapshot) {
 	now := map[string]string{}
 	rows := map[string]record.AgentRow{}
 	for _, r := range snap.Rows {

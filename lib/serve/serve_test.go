@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmaproject/tma/lib/card"
 	"github.com/tmaproject/tma/lib/device"
 	"github.com/tmaproject/tma/lib/record"
 )
@@ -31,6 +32,7 @@ type harness struct {
 	rows    []record.AgentRow
 	cycles  int
 	windows []WindowRequest
+	cards   map[string]card.Card
 }
 
 func pair(t *testing.T, path string, scopes ...string) {
@@ -91,6 +93,16 @@ func start(t *testing.T, scopes []string, interval int) *harness {
 				return []byte(`{"schema":1,"pane":"` + w.Pane + `","pad":"` + strings.Repeat("x", MaxWindowFrame) + `"}`), nil, nil
 			}
 			return []byte(fmt.Sprintf(`{"schema":1,"pane":%q,"last":%d}`, w.Pane, w.Last)), nil, nil
+		},
+		Card: func(_ context.Context, pane string) (*PaneCard, error) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			for _, r := range h.rows {
+				if r.Pane == pane {
+					return &PaneCard{Row: r, Card: h.cards[pane]}, nil
+				}
+			}
+			return nil, nil
 		},
 		Now: func() int64 { return 7 },
 		Log: func(string, ...any) {},
@@ -194,9 +206,9 @@ func TestHelloFirstAndBadFrames(t *testing.T) {
 	}
 	h.send(`{"schema":1,"id":"1","t":"hello"}`)
 	h.next()
-	h.send(`{"schema":1,"id":"2","t":"card"}`)
+	h.send(`{"schema":1,"id":"2","t":"mute"}`)
 	if f := h.next(); f["code"] != CodeUnsupported {
-		t.Errorf("card -> %s", f["_raw"])
+		t.Errorf("mute -> %s", f["_raw"])
 	}
 }
 

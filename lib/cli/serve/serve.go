@@ -115,7 +115,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	conn := &serve.Conn{
 		DeviceID: c.Serve.Device, DevicesPath: device.Path(dir), Host: common.Host(), Version: common.Version,
 		IntervalMS: cfg.Serve.ReconcileIntervalMS,
-		Cycle:      h.cycle, ActionKind: h.actionKind, Fire: h.fire, Receipts: h.receipts, Window: h.window,
+		Cycle:      h.cycle, ActionKind: h.actionKind, Fire: h.fire, Receipts: h.receipts, Window: h.window, Card: h.card,
 		Now: func() int64 { return time.Now().UnixMilli() }, Log: logf,
 	}
 	return conn.Serve(ctx, stdin, stdout)
