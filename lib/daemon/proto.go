@@ -9,6 +9,8 @@ import (
 	"net"
 	"syscall"
 	"time"
+
+	"github.com/tmaproject/tma/lib/record"
 )
 
 // The wire protocol: one JSON object per line over the daemon's unix
@@ -28,10 +30,11 @@ const (
 	VerbEvent       = "event"       // a hook event to map and commit (ack or refuse)
 	VerbTransitions = "transitions" // the transitions ring
 	VerbSubscribe   = "subscribe"   // edge pushes, one line per wake
+	VerbRemote      = "remote"      // one fresh snapshot of a [[remote]], over the connection the daemon holds to it
 )
 
 // Verbs are the verbs this build's daemon answers.
-var Verbs = []string{VerbHello, VerbStatus, VerbEvent, VerbTransitions, VerbSubscribe}
+var Verbs = []string{VerbHello, VerbStatus, VerbEvent, VerbTransitions, VerbSubscribe, VerbRemote}
 
 // Refusal codes.
 const (
@@ -40,6 +43,9 @@ const (
 	CodeNotReady    = "not-ready"    // no cycle yet (starting, or its pipeline is restarting)
 	CodeUnmapped    = "unmapped"     // its manifests map the event to nothing
 	CodeLane        = "lane"         // the event holds on the reply lane: the hook does that itself
+	// CodeUnknownRemote is a remote the daemon's config has no entry for,
+	// or one that differs from the asker's: the asker dials it itself.
+	CodeUnknownRemote = "unknown-remote"
 )
 
 // Request is one client request.
@@ -47,6 +53,30 @@ type Request struct {
 	V     int    `json:"v"`
 	Verb  string `json:"verb"`
 	Event *Event `json:"event,omitempty"`
+	// Remote names the [[remote]] a VerbRemote asks for, as the asker's
+	// config has it.
+	Remote *RemoteAsk `json:"remote,omitempty"`
+}
+
+// RemoteAsk is a [[remote]] entry as the asker read it. The daemon answers
+// only for an entry its own config has the same (name, command, timeout),
+// so a client on another --config, or a daemon not yet reloaded, never
+// answers with a different host's rows.
+type RemoteAsk struct {
+	Name      string   `json:"name"`
+	Command   []string `json:"command"`
+	TimeoutMS int64    `json:"timeout_ms"`
+}
+
+// RemoteSnap is a VerbRemote's answer: the remote's rows (host set to its
+// name) and every pane id of its server, or Error, the one line a
+// one-shot dial would have given (the reply is OK either way: the daemon
+// did ask).
+type RemoteSnap struct {
+	Name  string            `json:"name"`
+	Rows  []record.AgentRow `json:"rows,omitempty"`
+	Panes []string          `json:"panes,omitempty"`
+	Error string            `json:"error,omitempty"`
 }
 
 // Event is a hook event handed to the daemon (VerbEvent): what tma-hook
@@ -84,6 +114,7 @@ type Reply struct {
 	Error       string          `json:"error,omitempty"`
 	Hello       *Hello          `json:"hello,omitempty"`
 	Transitions *TransitionsDoc `json:"transitions,omitempty"`
+	Remote      *RemoteSnap     `json:"remote,omitempty"`
 }
 
 // Hello describes a running daemon.
@@ -220,4 +251,20 @@ func Ask(p Paths, d time.Duration) (*Hello, error) {
 		return nil, errors.New("the daemon's hello carried nothing")
 	}
 	return rep.Hello, nil
+}
+
+// AskRemote asks the daemon at socket for one snapshot of a remote, within
+// d (the remote's timeout and some: the daemon bounds its own ask by the
+// timeout). ErrNoDaemon, a *Refused (an older daemon, or an entry it does
+// not have) or any other error means the asker dials the remote itself.
+func AskRemote(socket string, ask RemoteAsk, d time.Duration) (*RemoteSnap, error) {
+	rep, c, err := Call(socket, Request{Verb: VerbRemote, Remote: &ask}, d)
+	if err != nil {
+		return nil, err
+	}
+	c.Close()
+	if rep.Remote == nil || rep.Remote.Name != ask.Name {
+		return nil, errors.New("the daemon's remote reply carried no snapshot of " + ask.Name)
+	}
+	return rep.Remote, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/manifest"
 	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/remote"
 	"github.com/tmaproject/tma/lib/tmux"
 	"github.com/tmaproject/tma/lib/view"
 )
@@ -86,7 +87,8 @@ type state struct {
 	subs        map[chan daemon.Edge]struct{}
 	status      string
 	statusSet   bool
-	names       names // [daemon.window_names]; the main loop's own
+	names       names        // [daemon.window_names]; the main loop's own
+	pool        *remote.Pool // the connections VerbRemote asks over
 
 	writes chan func(*tmux.Client)
 	ended  chan struct{} // the pipeline stopped running: check the server now
@@ -127,7 +129,9 @@ func Run(o Options) error {
 	// (the restore, @tma_status's unset, a hook's commit) still lands,
 	// each bounded by the tmux client's own timeout.
 	d := &state{o: o, started: time.Now(), ctx: context.Background(), ring: daemon.NewRing(), subs: map[chan daemon.Edge]struct{}{},
-		writes: make(chan func(*tmux.Client), 64), pipeline: "starting", ended: make(chan struct{}, 1)}
+		writes: make(chan func(*tmux.Client), 64), pipeline: "starting", ended: make(chan struct{}, 1),
+		pool: remote.NewPool(o.Version, remote.PoolIdle)}
+	defer d.pool.Close() // the held ssh sessions end with the daemon
 	go d.serve(ln)
 	o.Log.Printf("daemon %s (pid %d) for %s: socket %s", o.Version, os.Getpid(), o.Paths.Server, o.Paths.Socket)
 
@@ -469,6 +473,8 @@ func (d *state) handle(c net.Conn) {
 	case daemon.VerbSubscribe:
 		d.subscribe(c, r)
 		return
+	case daemon.VerbRemote:
+		d.reply(c, d.remote(c, req.Remote))
 	default:
 		d.reply(c, daemon.Reply{Code: daemon.CodeUnknownVerb,
 			Error: fmt.Sprintf("unknown verb %q (this daemon is tma %s; it knows %s)", req.Verb, d.o.Version, strings.Join(daemon.Verbs, ", "))})
