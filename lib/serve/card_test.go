@@ -3,6 +3,7 @@ package serve
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmaproject/tma/lib/card"
 	"github.com/tmaproject/tma/lib/device"
@@ -95,9 +96,24 @@ func TestEvents(t *testing.T) {
 	}
 	h.send(`{"schema":1,"id":"1","t":"hello"}`)
 	h.next()
+	h.mu.Lock()
+	before := h.cycles
+	h.mu.Unlock()
 	h.send(`{"schema":1,"id":"ev","t":"event"}`)
 	if f := h.next(); f["t"] != "ack" || f["id"] != "ev" {
 		t.Fatalf("event -> %s", f["_raw"])
+	}
+	// The baseline is the cycle after the ack: the change comes after it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		h.mu.Lock()
+		n := h.cycles
+		h.mu.Unlock()
+		if n > before {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no baseline cycle in 10s")
+		}
 	}
 	h.mu.Lock()
 	h.rows = []record.AgentRow{
