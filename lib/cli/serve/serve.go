@@ -28,6 +28,10 @@ import (
 type serveCmd struct {
 	Stdio  bool   `name:"stdio" required:"" help:"speak NDJSON frames on stdin/stdout (the only transport; there is no listening socket)."`
 	Device string `name:"device" required:"" placeholder:"ID" help:"the paired device's id, written into the authorized_keys forced command (the only thing serve authorizes on)."`
+	// The hardening (docs/serve.md, "Hardening: the guard"): opt-ins
+	// written on the authorized_keys line, off for the manual's line.
+	RequireAuthInfo bool `name:"require-auth-info" help:"refuse unless the key sshd authenticated ($SSH_USER_AUTH, sshd_config ExposeAuthInfo yes) is the one --device names."`
+	AllowAttach     bool `name:"allow-attach" help:"let exactly 'tma attach --pane %N' in $SSH_ORIGINAL_COMMAND through to tma attach, for a device holding act:always (needs --require-auth-info)."`
 }
 
 type cli struct {
@@ -76,6 +80,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if dir == "" {
 		logf("no config directory: set HOME, XDG_CONFIG_HOME or TMA_CONFIG_DIR")
 		return serve.ExitFail
+	}
+	if code, done := guard(e, &c, dir, logf); done {
+		return code
 	}
 	rl, err := c.Globals.NewReloader(e)
 	if err != nil {
