@@ -58,8 +58,15 @@ func NeedSSHD(t testing.TB) string {
 	return ""
 }
 
+// SSHDOption is one line more in the test server's sshd_config.
+type SSHDOption func() string
+
+// ExposeAuthInfo sets ExposeAuthInfo yes: sshd writes the authenticated
+// key into the file $SSH_USER_AUTH names (serve's --require-auth-info).
+func ExposeAuthInfo() SSHDOption { return func() string { return "ExposeAuthInfo yes" } }
+
 // NewSSHD starts sshd on a free loopback port.
-func NewSSHD(t testing.TB) *SSHD {
+func NewSSHD(t testing.TB, opts ...SSHDOption) *SSHD {
 	t.Helper()
 	bin := NeedSSHD(t)
 	Need(t, "ssh")
@@ -96,8 +103,10 @@ func NewSSHD(t testing.TB) *SSHD {
 			"PermitRootLogin prohibit-password",
 			"AllowUsers " + u.Username,
 			"LogLevel VERBOSE",
-			"",
-		}, "\n")
+		}, "\n") + "\n"
+		for _, o := range opts {
+			body += o() + "\n"
+		}
 		if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
