@@ -3,15 +3,20 @@ package viewcmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/remote"
 	"github.com/tmaproject/tma/lib/selector"
+	"github.com/tmaproject/tma/lib/tmux"
 	"github.com/tmaproject/tma/lib/view"
 )
 
@@ -22,13 +27,13 @@ type hosts struct {
 	results chan []remote.Result
 }
 
-// startHosts resolves --host and dials the remotes it names in the
+// startHosts resolves --host and asks for the remotes it names in the
 // background. With no --host it is nil: local only, as without remotes.
-func startHosts(e *common.Env, configFlag string, words []string) (*hosts, error) {
+func startHosts(e *common.Env, g *common.Globals, words []string) (*hosts, error) {
 	if len(words) == 0 {
 		return nil, nil
 	}
-	cfg, _, err := config.LoadResolved(configFlag, config.Env(e.Lookup))
+	cfg, _, err := config.LoadResolved(g.Config, config.Env(e.Lookup))
 	if err != nil {
 		return nil, err
 	}
@@ -37,8 +42,57 @@ func startHosts(e *common.Env, configFlag string, words []string) (*hosts, error
 		return nil, usageError{err}
 	}
 	h := &hosts{local: local, results: make(chan []remote.Result, 1)}
-	go func() { h.results <- remote.SnapshotAll(context.Background(), rs, common.Version) }()
+	socket := daemon.ForEnv(daemon.ServerPath(tmux.ResolveTarget(g.SocketName, g.SocketPath, e.Getenv), e.Getenv), e.Getenv).Socket
+	if e.Getenv("TMA_REMOTE_DIAL") == "1" {
+		socket = "" // dial every remote here, whatever daemon runs (docs/daemon.md)
+	}
+	go func() { h.results <- snapshotAll(socket, rs) }()
 	return h, nil
+}
+
+// RemoteAskMargin is how much longer than a remote's timeout the daemon
+// is given to answer for it: the daemon bounds its own ask by the timeout.
+const RemoteAskMargin = 250 * time.Millisecond
+
+// snapshotAll asks every remote at once, each through this server's daemon
+// first: one request over the connection the daemon holds, instead of an
+// ssh session of its own. With no daemon, one that refuses (older, or its
+// config has no such entry) or one that does not answer in time, the
+// remote is dialled here as it always was. The daemon words a failure as
+// the dial would, so the output is the same either way.
+func snapshotAll(socket string, rs []config.Remote) []remote.Result {
+	out := make([]remote.Result, len(rs))
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if res, ok := viaDaemon(socket, r); ok {
+				out[i] = res
+				return
+			}
+			out[i] = remote.Snapshot(context.Background(), r, common.Version)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func viaDaemon(socket string, r config.Remote) (remote.Result, bool) {
+	if socket == "" {
+		return remote.Result{}, false
+	}
+	snap, err := daemon.AskRemote(socket, daemon.RemoteAsk{Name: r.Name, Command: r.Command, TimeoutMS: r.Timeout().Milliseconds()}, r.Timeout()+RemoteAskMargin)
+	if err != nil {
+		return remote.Result{}, false
+	}
+	res := remote.Result{Name: r.Name, Rows: snap.Rows, Panes: snap.Panes}
+	if snap.Error != "" {
+		res.Rows, res.Err = nil, errors.New(snap.Error)
+	} else if res.Rows == nil {
+		res.Rows = []record.AgentRow{}
+	}
+	return res, true
 }
 
 type usageError struct{ error }

@@ -106,7 +106,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cmd == "status" {
 		words = c.Status.Host
 	}
-	remotes, err := startHosts(e, c.Config, words)
+	remotes, err := startHosts(e, &c.Globals, words)
 	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
