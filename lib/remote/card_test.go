@@ -4,8 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/tmaproject/tma/lib/card"
 	"github.com/tmaproject/tma/lib/config"
 )
 
@@ -44,5 +47,55 @@ printf '%s\n' '{"schema":1,"id":"3","t":"error","code":"not-found","message":"no
 	_, err = c.Card(context.Background(), "%9")
 	if re, ok := err.(*RefusedError); !ok || re.Code != "not-found" {
 		t.Errorf("card of no agent: %v", err)
+	}
+}
+
+// A card through the poller rides the connection it holds: no new dial, and
+// a refused card leaves that connection standing.
+func TestPollerCard(t *testing.T) {
+	p := poll([]config.Remote{{Name: "build", Command: loop(t)}}, "0", 20*time.Millisecond, 50*time.Millisecond)
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := p.Card(ctx, "build", "%3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Kind != "permission" || *c.Tool != "Bash" || *c.Summary != "make test" {
+		t.Errorf("card %+v", c)
+	}
+	if _, err := p.Card(ctx, "build", "%4"); err == nil || Why(err) == "" {
+		t.Errorf("card of no agent: %v", err)
+	}
+	if _, err := p.Card(ctx, "build", "%3"); err != nil {
+		t.Errorf("after a refusal: %v", err)
+	}
+	if _, err := p.Card(ctx, "other", "%3"); err == nil {
+		t.Error("a card of no such remote")
+	}
+	if n := p.Dials(0); n != 1 {
+		t.Errorf("%d dials, want 1", n)
+	}
+}
+
+// The preview says what the pane waits on, where that came from, the
+// dialog's words and choices, and how to answer; a withheld card says why
+// it has no words; a pane waiting on nothing has no preview.
+func TestCardPreview(t *testing.T) {
+	s := func(v string) *string { return &v }
+	c := &Card{Pane: "%3", Agent: "claude", State: "blocked", Detail: s("question"), Card: card.Card{Kind: "question",
+		Lane: s("screen"), Confidence: s("wrapped"), Question: s("Which colour?"), Text: s("Which colour?"),
+		Options: []card.Option{{Label: "Red", Description: s("Paint it red.")}, {Label: "Green"}}}}
+	want := "build:%3  claude  blocked/question\nwaits on: question · read off its screen (wrapped)\n\nWhich colour?\n\n" +
+		"  1. Red\n     Paint it red.\n  2. Green\n\nanswer: tma act <action> --host build --pane %3 · Enter opens a window attached to it\n"
+	if got := c.Preview("build:%3"); got != want {
+		t.Errorf("preview:\n%s\nwant:\n%s", got, want)
+	}
+	c.Text, c.Options, c.Withheld = nil, nil, true
+	if got := c.Preview("build:%3"); !strings.Contains(got, "does not hold act:answer") || strings.Contains(got, "Red") {
+		t.Errorf("withheld preview:\n%s", got)
+	}
+	if got := (&Card{Card: card.Card{Kind: "none"}}).Preview("build:%3"); got != "" {
+		t.Errorf("none preview %q", got)
 	}
 }

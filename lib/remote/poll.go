@@ -2,6 +2,9 @@ package remote
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,6 +52,20 @@ type Poller struct {
 	wg      sync.WaitGroup
 	// backoff is the first pause after a failure (tests shorten it).
 	backoff time.Duration
+	// asks carries card requests to each remote's goroutine, which asks
+	// on the connection it holds: a card costs no new session.
+	asks  []chan cardAsk
+	names []string
+}
+
+type cardAsk struct {
+	pane  string
+	reply chan cardReply // buffered: the holder never waits on the asker
+}
+
+type cardReply struct {
+	card *Card
+	err  error
 }
 
 // Poll starts polling rs; every is the surface's refresh cadence.
@@ -61,6 +78,8 @@ func poll(rs []config.Remote, version string, every, backoff time.Duration) *Pol
 	p := &Poller{changed: make(chan struct{}, 1), ctx: ctx, cancel: cancel, dials: make([]int, len(rs)), backoff: backoff}
 	for i, r := range rs {
 		p.states = append(p.states, State{Name: r.Name, Pending: true, Timeout: r.Timeout()})
+		p.asks = append(p.asks, make(chan cardAsk))
+		p.names = append(p.names, r.Name)
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
@@ -95,7 +114,9 @@ func (p *Poller) run(i int, r config.Remote, version string, every time.Duration
 	}
 }
 
-// hold asks conn for a snapshot every interval until one fails.
+// hold asks conn for a snapshot every interval until one fails, and
+// answers card requests between them. A card the host refused (a pane with
+// no agent) leaves the connection standing; any other failure ends it.
 func (p *Poller) hold(i int, r config.Remote, conn *Conn, every time.Duration) error {
 	for {
 		snap, err := conn.Snapshot(p.ctx)
@@ -107,11 +128,51 @@ func (p *Poller) hold(i int, r config.Remote, conn *Conn, every time.Duration) e
 			rows = []record.AgentRow{}
 		}
 		p.set(i, State{Name: r.Name, Rows: rows, AtMS: snap.AtMS, Timeout: r.Timeout()})
-		select {
-		case <-p.ctx.Done():
-			return p.ctx.Err()
-		case <-time.After(every):
+		next := time.NewTimer(every)
+	wait:
+		for {
+			select {
+			case <-p.ctx.Done():
+				next.Stop()
+				return p.ctx.Err()
+			case <-next.C:
+				break wait
+			case a := <-p.asks[i]:
+				c, err := conn.Card(p.ctx, a.pane)
+				a.reply <- cardReply{c, err}
+				if _, refused := err.(*RefusedError); err != nil && !refused {
+					next.Stop()
+					return err
+				}
+			}
 		}
+	}
+}
+
+// Card asks remote name what pane waits on, over the connection its
+// goroutine holds; ctx bounds the wait (a remote that is down, or dialling,
+// answers nothing until it is up).
+func (p *Poller) Card(ctx context.Context, name, pane string) (*Card, error) {
+	if p == nil {
+		return nil, errors.New("no remotes")
+	}
+	i := slices.Index(p.names, name)
+	if i < 0 {
+		return nil, fmt.Errorf("no remote %q", name)
+	}
+	a := cardAsk{pane: pane, reply: make(chan cardReply, 1)}
+	select {
+	case p.asks[i] <- a:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s is not connected", name)
+	case <-p.ctx.Done():
+		return nil, p.ctx.Err()
+	}
+	select {
+	case r := <-a.reply:
+		return r.card, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 

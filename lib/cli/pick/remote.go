@@ -1,6 +1,7 @@
 package pickcmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -146,4 +147,39 @@ func (s *sess) openRemote(f *fleet.Fleet, host, server, pane string) int {
 		return s.fail(err)
 	}
 	return s.exec(f, lines)
+}
+
+// card is the preview of the remote row key: a blocked row's card, asked
+// on the connection its poller holds (no new session), within the
+// remote's timeout; any other row, or a card that cannot be had, is the
+// note. Only a blocked row asks: the preview follows the cursor.
+func (u *surface) card(key string) string {
+	note, ok := remotePreview(key)
+	if !ok {
+		return ""
+	}
+	host, pane := watch.SplitKey(key)
+	blocked, timeout := false, time.Duration(0)
+	for _, st := range u.remotes.States() {
+		if st.Name != host {
+			continue
+		}
+		timeout = st.Timeout
+		for _, r := range st.Rows {
+			blocked = blocked || (r.Pane == pane && r.State == "blocked")
+		}
+	}
+	if !blocked {
+		return note
+	}
+	ctx, cancel := context.WithTimeout(common.Background(), timeout+time.Second)
+	defer cancel()
+	c, err := u.remotes.Card(ctx, host, pane)
+	if err != nil {
+		return note + "(no card: " + err.Error() + ")\n"
+	}
+	if p := c.Preview(key); p != "" {
+		return p
+	}
+	return note
 }

@@ -316,6 +316,11 @@ func (u *surface) answer(c net.Conn) {
 		}
 	}
 	u.mu.Unlock()
+	if verb == "card" {
+		// Asked without the lock: the answer may wait on the remote.
+		_, _ = io.WriteString(c, u.card(arg))
+		return
+	}
 	_, _ = io.WriteString(c, u.handle(verb, arg))
 }
 
@@ -390,7 +395,9 @@ func (u *surface) fzfArgs(self []string) []string {
 		}
 		return strings.Join(w, " ")
 	}
-	preview := q(append(self, "preview")...) + " {1}"
+	// A remote row's preview is asked of this process (the card, over the
+	// connection its poller holds), a local one is the pane's capture.
+	preview := "case {1} in *:%*) " + u.feed + " card {1};; *) " + q(append(self, "preview")...) + " {1};; esac"
 	u.screenCmd = preview
 	// The transcript preview is tma-transcript's text page (its stderr
 	// too: the older line, or the refusal that says why there is none);
