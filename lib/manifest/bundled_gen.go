@@ -1040,8 +1040,8 @@ func bundledAgent(name string) *Agent {
 						Children: []*Match{
 							{
 								Kind: MatchRegex,
-								Text: `(?m)^ {4,}Connect a provider {10,}esc\s*\n\s*\n? {4,}Search\s*$`,
-								Re:   lazyRegex(`(?m)(?m)^ {4,}Connect a provider {10,}esc\s*\n\s*\n? {4,}Search\s*$`),
+								Text: `(?m)^ {4,}Connect a provider {10,}esc\s*\n\s*\n? {4,}Search {20,}$`,
+								Re:   lazyRegex(`(?m)(?m)^ {4,}Connect a provider {10,}esc\s*\n\s*\n? {4,}Search {20,}$`),
 							},
 							{
 								Kind: MatchLineRegex,
@@ -1069,8 +1069,8 @@ func bundledAgent(name string) *Agent {
 							},
 							{
 								Kind: MatchLineRegex,
-								Text: `^ {4,}enter submit\s*$`,
-								Re:   lazyRegex(`^ {4,}enter submit\s*$`),
+								Text: "^ {4,}enter submit {20,}$",
+								Re:   lazyRegex("^ {4,}enter submit {20,}$"),
 							},
 						},
 					},
@@ -1088,8 +1088,8 @@ func bundledAgent(name string) *Agent {
 						Children: []*Match{
 							{
 								Kind: MatchRegex,
-								Text: `(?m)^ {4,}\S.*\S {10,}esc\s*\n\s*\n? {4,}Search\s*$`,
-								Re:   lazyRegex(`(?m)(?m)^ {4,}\S.*\S {10,}esc\s*\n\s*\n? {4,}Search\s*$`),
+								Text: `(?m)^ {4,}\S.*\S {10,}esc\s*\n\s*\n? {4,}Search {20,}$`,
+								Re:   lazyRegex(`(?m)(?m)^ {4,}\S.*\S {10,}esc\s*\n\s*\n? {4,}Search {20,}$`),
 							},
 							{
 								Kind: MatchAny,
