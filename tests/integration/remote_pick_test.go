@@ -125,6 +125,11 @@ func TestRemotePickerAndWatchOverSSH(t *testing.T) {
 	// called build:%N, running the ssh attach, the client moved into it.
 	near.s.MustRun("send-keys", "-t", picker, "-l", far.locator(b.Pane))
 	near.waitScreen(picker, "the query typed", func(s string) bool { return strings.Contains(s, "tma> "+far.locator(b.Pane)) })
+	// Its preview is its card, asked on the held connection; this device
+	// holds read only, so the dialog's words stay on the host.
+	near.waitScreen(picker, "the remote row's card in the preview", func(s string) bool {
+		return strings.Contains(s, "waits on: permission") && !strings.Contains(s, "Do you want to proceed")
+	})
 	time.Sleep(300 * time.Millisecond)
 	near.s.MustRun("send-keys", "-t", picker, "Enter")
 	if scr := near.waitScreen(picker, "the picker closed", func(s string) bool { return strings.Contains(s, "PICKER-EXIT") }); !strings.Contains(scr, "PICKER-EXIT 0") {
