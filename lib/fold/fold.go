@@ -203,19 +203,28 @@ func (f *folder) fold() {
 			f.v.MayOverride = true
 			f.note("the %s claim's screen is gone (answered, dismissed or interrupted with no event) and %s chrome is on screen: released", prior.State, state)
 			f.decide(state, detail, "capture", at, label, prior.EvidenceAt)
+		case f.releasable(prior.State, state):
+			// Inside the grace: the release chrome may be a screen drawn
+			// before the claim's own dialog, or an answer that fired no
+			// event. Its sighting starts the confirmation, so the first
+			// capture past the grace releases (two cycles from the answer,
+			// not three), and blocker chrome by then drops it (default).
+			// stamped_at stays: refreshed, it would let the skip rule call
+			// the next cycle's screen quiet, and the claim would hold until
+			// the agent next repainted (seen in the lab: a question dismissed
+			// with Esc read blocked for three cycles).
+			seen := prior.UnblockSeen
+			if seen == 0 || seen > at {
+				seen = at
+			}
+			f.hold(fmt.Sprintf("%s claim %dms old and %s chrome on screen: confirming past the %dms grace", prior.State, at-prior.EvidenceAt, state, UnblockGraceMS), false)
+			f.anchor("@tma_unblock_seen", seen)
 		default:
 			if f.background() && state == "idle" {
 				f.hold("working/background claim: the agent's own Stop ends it, its idle prompt box between turns does not", true)
 				return
 			}
-			// A screen inside the grace that already shows the release
-			// chrome decides nothing yet. Refreshing stamped_at would let the
-			// skip rule call the next cycle's screen quiet, and an answer
-			// drawn just before this capture would hold the claim until the
-			// agent next repainted (seen in the lab: a question dismissed
-			// with Esc read blocked for three cycles).
-			refresh := !(f.releasable(prior.State, state) && at-prior.EvidenceAt < UnblockGraceMS)
-			f.hold(fmt.Sprintf("hook claim %s holds (screen: %s)", prior.State, orDash(state)), refresh)
+			f.hold(fmt.Sprintf("hook claim %s holds (screen: %s)", prior.State, orDash(state)), true)
 		}
 		return
 	}

@@ -148,9 +148,11 @@ func TestFold(t *testing.T) {
 		{"silence never expires a claim", pane(stamped("blocked", "hook", 3_600_000, 3_600_000), blankScreen), DefaultTuning, "hold blocked hook refresh"},
 		{"a blocked claim with its dialog gone waits one cycle", pane(stamped("blocked", "hook", 200_000, 200_000), workingScreen), DefaultTuning, "hold blocked hook refresh unblock=0s"},
 		{"…and is released on the next (Esc fires no event)", pane(stamped("blocked", "hook", 5000, 5000).with("@tma_unblock_seen", ms(now-1000)), idleScreen), DefaultTuning, "publish idle capture +reset override"},
-		// …and the screen it read decides nothing: stamped_at stays, so the
-		// next cycle reads it again rather than call it quiet.
-		{"a dialog drawn just after its hook is not a release", pane(stamped("blocked", "hook", 400, 400), idleScreen), DefaultTuning, "hold blocked hook"},
+		// …but its sighting starts the confirmation, and stamped_at stays,
+		// so the next cycle reads the screen again rather than call it quiet.
+		{"a dialog drawn just after its hook is not a release", pane(stamped("blocked", "hook", 400, 400), idleScreen), DefaultTuning, "hold blocked hook unblock=0s"},
+		{"…and the first capture past the grace releases (Esc fires no event)", pane(stamped("blocked", "hook", 2400, 2400).with("@tma_unblock_seen", ms(now-2000)), idleScreen), DefaultTuning, "publish idle capture +reset override"},
+		{"…unless the dialog has been drawn since", pane(stamped("blocked", "hook", 2400, 2400).with("@tma_unblock_seen", ms(now-2000)), blockedScreen), DefaultTuning, "hold blocked hook refresh"},
 		{"a dialog still on screen inside the grace is read as ever", pane(stamped("blocked", "hook", 400, 400), blockedScreen), DefaultTuning, "hold blocked hook refresh"},
 		{"blocker chrome again drops the release anchor", pane(stamped("blocked", "hook", 5000, 5000).with("@agent_detail", "permission").with("@tma_unblock_seen", ms(now-1000)), blockedScreen), DefaultTuning, "hold blocked/permission hook refresh"},
 		{"no rule on screen is no release", pane(stamped("blocked", "hook", 5000, 5000), blankScreen), DefaultTuning, "hold blocked hook refresh"},
@@ -332,7 +334,7 @@ func TestWorkingClaimReleasedByIdleChrome(t *testing.T) {
 	}{
 		{"first sight waits a cycle", pane(stamped("working", "hook", 5000, 5000), idleScreen), "hold working hook refresh unblock=0s"},
 		{"confirmed: released", pane(stamped("working", "hook", 5000, 5000).with("@tma_unblock_seen", ms(now-1000)), idleScreen), "publish idle capture +attn +reset override"},
-		{"a fresh claim is not released (its screen may not be drawn yet), nor its screen called read", pane(stamped("working", "hook", 300, 300), idleScreen), "hold working hook"},
+		{"a fresh claim is not released (its screen may not be drawn yet), nor its screen called read", pane(stamped("working", "hook", 300, 300), idleScreen), "hold working hook unblock=0s"},
 		{"working chrome keeps the claim", pane(stamped("working", "hook", 5000, 5000).with("@tma_unblock_seen", ms(now-1000)), workingScreen), "hold working hook refresh"},
 	}
 	for _, c := range cases {
