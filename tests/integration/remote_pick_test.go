@@ -165,7 +165,9 @@ func TestRemotePickerAndWatchOverSSH(t *testing.T) {
 	near.s.MustRun("select-window", "-t", watch)
 	c.waitPane(watch, "on the watch window")
 	near.s.MustRun("send-keys", "-t", watch, "End")
-	time.Sleep(300 * time.Millisecond)
+	near.waitScreen(watch, "the remote row's card in watch's preview", func(s string) bool {
+		return strings.Contains(s, "waits on: permission")
+	})
 	near.s.MustRun("send-keys", "-t", watch, "Enter")
 	c.waitPane(win, "Enter in watch on the remote row")
 	if n := strings.Count(near.s.MustRun("list-windows", "-a", "-F", "#{window_name}"), key+"\n"); n != 1 {

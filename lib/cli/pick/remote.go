@@ -11,6 +11,7 @@ import (
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/jump"
+	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/remote"
 	"github.com/tmaproject/tma/lib/tmux"
 	"github.com/tmaproject/tma/lib/watch"
@@ -149,37 +150,50 @@ func (s *sess) openRemote(f *fleet.Fleet, host, server, pane string) int {
 	return s.exec(f, lines)
 }
 
-// card is the preview of the remote row key: a blocked row's card, asked
-// on the connection its poller holds (no new session), within the
-// remote's timeout; any other row, or a card that cannot be had, is the
-// note. Only a blocked row asks: the preview follows the cursor.
+// card is the picker's preview of the remote row key: a blocked row's
+// card, asked on the connection its poller holds (no new session), within
+// the remote's timeout; any other row, or a card that cannot be had, is
+// the note. Only a blocked row asks: the preview follows the cursor.
 func (u *surface) card(key string) string {
 	note, ok := remotePreview(key)
 	if !ok {
 		return ""
 	}
+	row, timeout := blockedRemote(u.remotes, key)
+	if row == nil {
+		return note
+	}
+	return askCard(u.remotes, key, timeout, note)
+}
+
+// blockedRemote is key's row when it is a blocked remote row, and its
+// remote's timeout.
+func blockedRemote(p *remote.Poller, key string) (*record.AgentRow, time.Duration) {
 	host, pane := watch.SplitKey(key)
-	blocked, timeout := false, time.Duration(0)
-	for _, st := range u.remotes.States() {
+	for _, st := range p.States() {
 		if st.Name != host {
 			continue
 		}
-		timeout = st.Timeout
-		for _, r := range st.Rows {
-			blocked = blocked || (r.Pane == pane && r.State == "blocked")
+		for i, r := range st.Rows {
+			if r.Pane == pane && r.State == "blocked" {
+				return &st.Rows[i], st.Timeout
+			}
 		}
 	}
-	if !blocked {
-		return note
-	}
+	return nil, 0
+}
+
+// askCard is key's card as a preview, or the note and why there is none.
+func askCard(p *remote.Poller, key string, timeout time.Duration, note string) string {
+	host, pane := watch.SplitKey(key)
 	ctx, cancel := context.WithTimeout(common.Background(), timeout+time.Second)
 	defer cancel()
-	c, err := u.remotes.Card(ctx, host, pane)
+	c, err := p.Card(ctx, host, pane)
 	if err != nil {
 		return note + "(no card: " + err.Error() + ")\n"
 	}
-	if p := c.Preview(key); p != "" {
-		return p
+	if text := c.Preview(key); text != "" {
+		return text
 	}
 	return note
 }

@@ -47,6 +47,59 @@ type watchUI struct {
 
 	remotes *remote.Poller    // nil with no [[remote]]
 	servers map[string]string // a remote row's key -> its host's tmux server
+
+	// A blocked remote row's preview is its card, asked off the screen's
+	// goroutine (the answer may wait on the remote) and kept per key
+	// while the row's blocker is the same one (state, detail, since), so
+	// the live redraw does not ask the host every second.
+	cards  chan cardText
+	carded map[string]cardText
+	asking map[string]bool
+}
+
+// cardText is one answered card preview.
+type cardText struct{ key, stamp, text string }
+
+func cardStamp(r *record.AgentRow) string {
+	s := r.State
+	if r.Detail != nil {
+		s += "/" + *r.Detail
+	}
+	if r.SinceMS != nil {
+		s += "@" + strconv.FormatInt(*r.SinceMS, 10)
+	}
+	return s
+}
+
+// remoteCard is the preview of remote row key: its card when it is
+// blocked (the last one while a new one is asked for), else the note.
+func (w *watchUI) remoteCard(key, note string) string {
+	row, timeout := blockedRemote(w.remotes, key)
+	if row == nil {
+		return note
+	}
+	stamp := cardStamp(row)
+	got, ok := w.carded[key]
+	if ok && got.stamp == stamp {
+		return got.text
+	}
+	if w.cards == nil {
+		w.cards, w.carded, w.asking = make(chan cardText, 16), map[string]cardText{}, map[string]bool{}
+	}
+	if !w.asking[key] {
+		w.asking[key] = true
+		go func() {
+			ct := cardText{key, stamp, askCard(w.remotes, key, timeout, note)}
+			select {
+			case w.cards <- ct:
+			default: // the screen is gone or swamped: the next draw asks again
+			}
+		}()
+	}
+	if ok {
+		return got.text
+	}
+	return note + "(asking " + key + " for its card…)\n"
 }
 
 // lockedBuffer is the held notes: written by jumps, menus and the ticker.
@@ -161,6 +214,12 @@ func (w *watchUI) run(nudge <-chan os.Signal) int {
 			}
 		case <-w.remotes.Changed():
 			w.rebuild() // a remote answered, or failed, on its own clock
+		case ct := <-w.cards:
+			delete(w.asking, ct.key)
+			w.carded[ct.key] = ct
+			if w.m.Selected() == ct.key {
+				w.m.SetPreview(ct.key, ct.text)
+			}
 		case u := <-updates:
 			if u.err != nil {
 				w.held.hold("%v", u.err)
@@ -292,7 +351,7 @@ func (w *watchUI) draw(full bool) {
 	if pane, rows, ok := w.m.WantPreview(); ok {
 		w.mu.Lock()
 		if note, ok := remotePreview(pane); ok {
-			w.m.SetPreview(pane, note)
+			w.m.SetPreview(pane, w.remoteCard(pane, note))
 		} else if w.m.Transcript {
 			w.m.SetPreview(pane, w.transcriptOf(pane, rows))
 		} else {
