@@ -26,7 +26,8 @@ func IsAttach(cmd string) bool { return strings.Contains(cmd, "attach") }
 
 // ParseAttach reads cmd as the remote shell would, but only the part of
 // the shell's language the derived attach uses: words of a plain alphabet,
-// single-quoted spans and \' (shellQuote's `'\”`), separated by spaces.
+// single-quoted spans and a backslash before a quote (how lib/remote's
+// shellQuote puts a quote inside one), separated by spaces.
 // Anything else a shell would act on (; | & $ ` " < > ( ) * ? [ ] ~ # {
 // } !, a backslash before anything but ', a newline or another control
 // character) is an error, and so is any word beyond the grammar.
