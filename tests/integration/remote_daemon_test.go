@@ -145,4 +145,16 @@ func TestRemoteLsThroughDaemon(t *testing.T) {
 	if n := sessionsOf(sshd); n != held+5 || servesOf(far.s.Socket) != 1 {
 		t.Errorf("%d ssh sessions, want %d; %d serves on the far side", n, held+5, servesOf(far.s.Socket))
 	}
+
+	// A --config whose entry differs from the daemon's (another timeout):
+	// the daemon refuses it, and ls dials it itself, with the same rows.
+	other := filepath.Join(t.TempDir(), "other.toml")
+	if err := os.WriteFile(other, []byte(strings.Replace(cfg, "timeout_ms = 30000", "timeout_ms = 29000", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := sessionsOf(sshd)
+	out, errs, code = near.tma("--config", other, "ls", "--json", "--host", "build")
+	if code != 0 || errs != "" || stable(t, out) != stable(t, dialOut) || sessionsOf(sshd) != before+1 {
+		t.Errorf("another config's entry: exit %d %s %s, %d new sessions", code, out, errs, sessionsOf(sshd)-before)
+	}
 }
