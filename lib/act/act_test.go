@@ -78,14 +78,18 @@ func TestBundled(t *testing.T) {
 	}
 	// dismiss: Escape is every question dialog's cancel key (the lab's
 	// idle-after-reject-question captures); OpenCode's server takes its own
-	// reject. Gated on question only, so it never lands on a permission.
+	// reject. Gated on question and input (a free-text box) only, so it
+	// never lands on a permission; answer stays on question alone.
 	for _, agent := range got["dismiss"].Coverage() {
 		if g := strings.Join(got["dismiss"].Keys[agent], " "); g != "Escape" {
 			t.Errorf("dismiss %s = %q, want Escape", agent, g)
 		}
 	}
-	if d := got["dismiss"].When; len(d.Detail) != 1 || d.Detail[0] != "question" || len(d.State) != 1 || d.State[0] != "blocked" {
-		t.Errorf("dismiss must be gated on blocked/question, got %+v", d)
+	if d := got["dismiss"].When; strings.Join(d.Detail, ",") != "question,input" || len(d.State) != 1 || d.State[0] != "blocked" {
+		t.Errorf("dismiss must be gated on blocked/question and blocked/input, got %+v", d)
+	}
+	if d := got["answer"].When.Detail; strings.Join(d, ",") != "question" {
+		t.Errorf("answer must be gated on question alone (its option keys submit an empty text box), got %v", d)
 	}
 	if api := got["dismiss"].API; len(api) != 1 || api["opencode"] != (APIArm{Op: OpQuestionReject}) {
 		t.Errorf("dismiss [api] = %v, want opencode question-reject alone", api)

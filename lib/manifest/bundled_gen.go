@@ -1344,7 +1344,7 @@ func bundledAgent(name string) *Agent {
 				{
 					Index:    6,
 					State:    "blocked",
-					Detail:   "question",
+					Detail:   "input",
 					Label:    "input-dialog",
 					Priority: 110,
 					Region:   "bottom_non_empty_lines(30)",
