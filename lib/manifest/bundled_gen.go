@@ -1160,7 +1160,7 @@ func bundledAgent(name string) *Agent {
 					},
 					{
 						Event:   "tool_execution_start",
-						Matcher: lazyRegex(`"(toolName|tool_name)"\s*:\s*"question"`),
+						Matcher: lazyRegex(`"(toolName|tool_name)"\s*:\s*"(question|questionnaire)"`),
 						Claim:   Claim{State: "blocked", Detail: "question"},
 					},
 					{
@@ -1204,8 +1204,8 @@ func bundledAgent(name string) *Agent {
 							},
 							{
 								Kind: MatchRegex,
-								Text: `(?m)^\s*↑↓ navigate • Enter to select • Esc to cancel\s*\n─{20,}\s*$`,
-								Re:   lazyRegex(`(?m)(?m)^\s*↑↓ navigate • Enter to select • Esc to cancel\s*\n─{20,}\s*$`),
+								Text: `(?m)^\s*(↑↓ navigate • Enter (to )?select • Esc (to )?cancel|Tab/←→ navigate • ↑↓ select • Enter confirm • Esc cancel)\s*\n─{20,}\s*$`,
+								Re:   lazyRegex(`(?m)(?m)^\s*(↑↓ navigate • Enter (to )?select • Esc (to )?cancel|Tab/←→ navigate • ↑↓ select • Enter confirm • Esc cancel)\s*\n─{20,}\s*$`),
 							},
 						},
 					},
@@ -1357,6 +1357,20 @@ func bundledAgent(name string) *Agent {
 				},
 				{
 					Index:    7,
+					State:    "blocked",
+					Detail:   "input",
+					Label:    "editor-dialog",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchRegex,
+						Text: `(?m)^─{20,}\s*\n(\s*\n)?\s*\S+ submit\s+\S+ newline\s+\S+ cancel\b.*\n(\s*\n)?─{20,}\s*$`,
+						Re:   lazyRegex(`(?m)(?m)^─{20,}\s*\n(\s*\n)?\s*\S+ submit\s+\S+ newline\s+\S+ cancel\b.*\n(\s*\n)?─{20,}\s*$`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    8,
 					State:    "working",
 					Label:    "working-spinner",
 					Priority: 100,
@@ -1369,7 +1383,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.Visible},
 				},
 				{
-					Index:  8,
+					Index:  9,
 					State:  "idle",
 					Label:  "editor-footer",
 					Region: "bottom_non_empty_lines(6)",
