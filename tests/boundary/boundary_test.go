@@ -59,6 +59,7 @@ var spawners = map[string]string{
 	"lib/daemon/serve":      "the daemon's own pipeline stages (tma-scan, tma-fold, tma-stamp) and a detached tma-daemon for --ensure",
 	"lib/testkit/fakeagent": "nothing, but it is a test program",
 	"lib/remote":            "a [[remote]] entry's command (ssh to a host's tma serve), in its own group, killed at its timeout",
+	"lib/sshguard":          "this host's tma attach, exec'd in place of serve for a forced command's checked attach --pane (its words checked, only the pane id the client's)",
 }
 
 func TestOnlyAllowedPackagesSpawn(t *testing.T) {
