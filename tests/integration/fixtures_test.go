@@ -38,7 +38,7 @@ func TestCapturedScreensEndToEnd(t *testing.T) {
 		}
 		bin := testkit.FakeAgent(t, a.ProcessNames[0])
 		screen := filepath.Join(e.s.Dir, fmt.Sprintf("fx-%d", i))
-		body := fmt.Sprintf("# title: %s\n---\n%s", f.Title, f.Screen)
+		body := fmt.Sprintf("# title: %s\n# width: %d\n---\n%s", f.Title, f.Width, f.Screen)
 		if err := os.WriteFile(screen, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
