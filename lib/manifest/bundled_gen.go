@@ -1223,13 +1223,13 @@ func bundledAgent(name string) *Agent {
 						Children: []*Match{
 							{
 								Kind: MatchLineRegex,
-								Text: `^\s*(→\s+)?Yes\s*$`,
-								Re:   lazyRegex(`^\s*(→\s+)?Yes\s*$`),
+								Text: `^\s*(→\s+)?(Yes|Allow)\s*$`,
+								Re:   lazyRegex(`^\s*(→\s+)?(Yes|Allow)\s*$`),
 							},
 							{
 								Kind: MatchLineRegex,
-								Text: `^\s*(→\s+)?No\s*$`,
-								Re:   lazyRegex(`^\s*(→\s+)?No\s*$`),
+								Text: `^\s*(→\s+)?(No|Block)\s*$`,
+								Re:   lazyRegex(`^\s*(→\s+)?(No|Block)\s*$`),
 							},
 							{
 								Kind: MatchLineRegex,
