@@ -36,6 +36,14 @@ var screenOnly = map[string]map[string]string{
 		"blocked-permission-gate": "an extension's select fires no event",
 		"blocked-confirm":         "an extension's confirm fires no event",
 		"blocked-select":          "an extension's select fires no event",
+		// rpc-demo.ts's /rpc-input and /rpc-editor ask from a command
+		// handler: no event marks either box (the questionnaire tool's
+		// start in the same recording does claim blocked/question).
+		"blocked-input":  "a command's ctx.ui.input fires no event",
+		"blocked-editor": "a command's ctx.ui.editor fires no event",
+		// rpc-demo.ts's own gate asks through ctx.ui.select in its
+		// tool_call handler, as permission-gate.ts does.
+		"blocked-rpc-gate": "an extension's select fires no event",
 	},
 }
 
