@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -16,7 +14,6 @@ import (
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/remote"
-	"github.com/tmaproject/tma/lib/testkit"
 )
 
 // BenchmarkRemoteDaemon times `tma ls --host all` with one [[remote]] over
@@ -29,44 +26,10 @@ import (
 // times too (in process, as BenchmarkRemoteHeld). It reports; it asserts
 // only that the rows arrive and that the daemon path dials no more.
 func BenchmarkRemoteDaemon(b *testing.B) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..")
-	bin := b.TempDir()
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/...")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
-	sh, err := os.ReadFile(filepath.Join(root, "shell", "tma"))
-	if err == nil {
-		err = os.WriteFile(filepath.Join(bin, "tma"), sh, 0o755)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	agentBin, screen := fakeClaude(b)
-	far, near := testkit.NewServer(b), testkit.NewServer(b)
-	for _, s := range []*testkit.Server{far, near} {
-		for range 10 {
-			s.MustRun("new-window", "-d", "-t", "s:", agentBin, screen)
-		}
-	}
-	farHome, farRun, nearHome, nearRun := b.TempDir(), b.TempDir(), b.TempDir(), b.TempDir()
-	sshd := testkit.NewSSHD(b)
-	k := sshd.NewKey("laptop")
-	vars := "HOME=" + farHome + " XDG_RUNTIME_DIR=" + farRun + " PATH=" + bin + ":" + os.Getenv("PATH")
-	if t := os.Getenv("TMA_TMUX_BIN"); t != "" {
-		vars += " TMA_TMUX_BIN=" + t
-	}
-	sshd.Authorize(fmt.Sprintf(`command="env %s sh %s/tma -S %s serve --stdio --device %s",restrict %s`, vars, bin, far.Socket, k.Fingerprint, k.Public))
-	tma := func(home, run string, extra []string, args ...string) *exec.Cmd {
-		c := exec.Command("sh", append([]string{filepath.Join(bin, "tma")}, args...)...)
-		c.Env = append(append(os.Environ(), "HOME="+home, "XDG_RUNTIME_DIR="+run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=", "TMA_REMOTE_DIAL="), extra...)
-		return c
-	}
-	if out, err := tma(farHome, farRun, nil, "device", "pair", "laptop", "--id", k.Fingerprint, "--only").CombinedOutput(); err != nil {
-		b.Fatalf("pair: %v %s", err, out)
-	}
+	h := newFarHost(b)
+	sshd, k, near := h.sshd, h.key, agentServer(b)
+	nearHome, nearRun := b.TempDir(), b.TempDir()
+	tma := h.tma
 	cmdJSON, _ := json.Marshal(sshd.SSH(k))
 	cfgDir := filepath.Join(nearHome, ".config", "tma")
 	if err := os.MkdirAll(cfgDir, 0o755); err != nil {

@@ -3,17 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"sort"
 	"testing"
 	"time"
 
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/remote"
-	"github.com/tmaproject/tma/lib/testkit"
 )
 
 // BenchmarkRemoteHeld times what the picker's and watch's refresh of a
@@ -24,39 +19,8 @@ import (
 // process, so neither includes a tma process start. It reports; it
 // asserts only that the rows arrive.
 func BenchmarkRemoteHeld(b *testing.B) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..")
-	bin := b.TempDir()
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/...")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
-	sh, err := os.ReadFile(filepath.Join(root, "shell", "tma"))
-	if err == nil {
-		err = os.WriteFile(filepath.Join(bin, "tma"), sh, 0o755)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	agentBin, screen := fakeClaude(b)
-	far := testkit.NewServer(b)
-	for range 10 {
-		far.MustRun("new-window", "-d", "-t", "s:", agentBin, screen)
-	}
-	home, run := b.TempDir(), b.TempDir()
-	sshd := testkit.NewSSHD(b)
-	k := sshd.NewKey("laptop")
-	vars := "HOME=" + home + " XDG_RUNTIME_DIR=" + run + " PATH=" + bin + ":" + os.Getenv("PATH")
-	if t := os.Getenv("TMA_TMUX_BIN"); t != "" {
-		vars += " TMA_TMUX_BIN=" + t
-	}
-	sshd.Authorize(fmt.Sprintf(`command="env %s sh %s/tma -S %s serve --stdio --device %s",restrict %s`, vars, bin, far.Socket, k.Fingerprint, k.Public))
-	pair := exec.Command("sh", filepath.Join(bin, "tma"), "device", "pair", "laptop", "--id", k.Fingerprint, "--only")
-	pair.Env = append(os.Environ(), "HOME="+home, "XDG_RUNTIME_DIR="+run, "XDG_CONFIG_HOME=", "TMA_CONFIG=")
-	if out, err := pair.CombinedOutput(); err != nil {
-		b.Fatalf("pair: %v %s", err, out)
-	}
+	h := newFarHost(b)
+	sshd, k := h.sshd, h.key
 	to := 30000
 	r := config.Remote{Name: "build", Command: sshd.SSH(k), TimeoutMS: &to}
 	ctx := context.Background()

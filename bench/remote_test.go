@@ -6,13 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/tmaproject/tma/lib/testkit"
 )
 
 // BenchmarkRemote times `tma ls --host all` with one [[remote]] over a
@@ -21,44 +18,10 @@ import (
 // (ssh's ControlMaster/ControlPersist, the way a user reuses connections
 // today). It reports; it asserts only that the rows arrive.
 func BenchmarkRemote(b *testing.B) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..")
-	bin := b.TempDir()
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/...")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
-	sh, err := os.ReadFile(filepath.Join(root, "shell", "tma"))
-	if err == nil {
-		err = os.WriteFile(filepath.Join(bin, "tma"), sh, 0o755)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	agentBin, screen := fakeClaude(b)
-	far, near := testkit.NewServer(b), testkit.NewServer(b)
-	for _, s := range []*testkit.Server{far, near} {
-		for range 10 {
-			s.MustRun("new-window", "-d", "-t", "s:", agentBin, screen)
-		}
-	}
-	farHome, farRun, nearHome, nearRun := b.TempDir(), b.TempDir(), b.TempDir(), b.TempDir()
-	sshd := testkit.NewSSHD(b)
-	k := sshd.NewKey("laptop")
-	vars := "HOME=" + farHome + " XDG_RUNTIME_DIR=" + farRun + " PATH=" + bin + ":" + os.Getenv("PATH")
-	if t := os.Getenv("TMA_TMUX_BIN"); t != "" {
-		vars += " TMA_TMUX_BIN=" + t
-	}
-	sshd.Authorize(fmt.Sprintf(`command="env %s sh %s/tma -S %s serve --stdio --device %s",restrict %s`, vars, bin, far.Socket, k.Fingerprint, k.Public))
-	tma := func(home, run string, args ...string) *exec.Cmd {
-		c := exec.Command("sh", append([]string{filepath.Join(bin, "tma")}, args...)...)
-		c.Env = append(os.Environ(), "HOME="+home, "XDG_RUNTIME_DIR="+run, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=")
-		return c
-	}
-	if out, err := tma(farHome, farRun, "device", "pair", "laptop", "--id", k.Fingerprint, "--only").CombinedOutput(); err != nil {
-		b.Fatalf("pair: %v %s", err, out)
-	}
+	h := newFarHost(b)
+	sshd, k, near := h.sshd, h.key, agentServer(b)
+	nearHome, nearRun := b.TempDir(), b.TempDir()
+	tma := func(home, run string, args ...string) *exec.Cmd { return h.tma(home, run, nil, args...) }
 	argv := func(a []string) string {
 		j, _ := json.Marshal(a)
 		return string(j)
