@@ -842,7 +842,11 @@ func TestDaemonPushSubscribe(t *testing.T) {
 // push, with the row a polling wait returns.
 func TestDaemonPushWait(t *testing.T) {
 	e := newEnv(t, laneOff)
-	a := e.s.StartAgent("claude", claudeIdle)
+	// A working screen under the working claim: with an idle one the
+	// polling wait's own cycles release the claim from the screen (two
+	// cycles past the grace), racing the Stop this test times, and its row
+	// would be that capture's, not the hook's.
+	a := e.s.StartAgent("claude", claudeWorking)
 	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
 	e.ensure()
 	cmd, lines, errb := e.startIn(e.run, "wait", "--pane", a.Pane, "--until", "idle", "--interval", "60s", "--json", "--timeout", "50")
