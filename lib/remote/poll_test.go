@@ -2,35 +2,24 @@ package remote
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
-// loop writes a stand-in serve that answers every hello and snapshot on
-// one connection, as the real one does.
+// loop is a stand-in serve that answers every hello and snapshot on one
+// connection, as the real one does.
 func loop(t *testing.T) []string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "serve")
-	body := `#!/bin/sh
-while read -r line; do
-  id=$(printf '%s' "$line" | sed 's/.*"id":"\([^"]*\)".*/\1/')
-  case "$line" in
-  *'"t":"hello"'*) printf '{"schema":1,"id":"%s","t":"hello","host":"box","reconcile_interval_ms":10}\n' "$id" ;;
-  *'"pane":"%3"'*'"t":"card"'*) printf '{"schema":1,"id":"%s","t":"card","pane":"%%3","agent":"claude","state":"blocked","detail":"permission","kind":"permission","lane":"hook","confidence":"exact","tool":"Bash","summary":"make test","request":null,"question":null,"options":[],"text":null,"withheld":false}\n' "$id" ;;
-  *'"t":"card"'*) printf '{"schema":1,"id":"%s","t":"error","code":"not-found","message":"no agent"}\n' "$id" ;;
-  *'"t":"snapshot"'*) printf '{"schema":1,"id":"%s","t":"snapshot","at_ms":7,"rows":[{"pane":"%%3","agent":"claude","state":"idle","since":5,"locator":"w:1.0","attention":false,"done":false,"server":"/s","host":"box"}],"panes":["%%3"]}\n' "$id" ;;
-  esac
-done
-`
-	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return []string{p}
+	return []string{testkit.ServeStandIn(t,
+		`*'"t":"hello"'*) printf '{"schema":1,"id":"%s","t":"hello","host":"box","reconcile_interval_ms":10}\n' "$id"`,
+		`*'"pane":"%3"'*'"t":"card"'*) printf '{"schema":1,"id":"%s","t":"card","pane":"%%3","agent":"claude","state":"blocked","detail":"permission","kind":"permission","lane":"hook","confidence":"exact","tool":"Bash","summary":"make test","request":null,"question":null,"options":[],"text":null,"withheld":false}\n' "$id"`,
+		`*'"t":"card"'*) printf '{"schema":1,"id":"%s","t":"error","code":"not-found","message":"no agent"}\n' "$id"`,
+		`*'"t":"snapshot"'*) printf '{"schema":1,"id":"%s","t":"snapshot","at_ms":7,"rows":[{"pane":"%%3","agent":"claude","state":"idle","since":5,"locator":"w:1.0","attention":false,"done":false,"server":"/s","host":"box"}],"panes":["%%3"]}\n' "$id"`,
+	)}
 }
 
 // A held connection answers snapshot after snapshot on one dial; a hung

@@ -2,33 +2,21 @@ package remote
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
-// once writes a stand-in serve that answers one hello and one snapshot
-// and then exits: a held connection the host ended after its answer.
+// once is a stand-in serve that answers one hello and one snapshot and
+// then exits: a held connection the host ended after its answer.
 func once(t *testing.T) []string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "serve-once")
-	body := `#!/bin/sh
-while read -r line; do
-  id=$(printf '%s' "$line" | sed 's/.*"id":"\([^"]*\)".*/\1/')
-  case "$line" in
-  *'"t":"hello"'*) printf '{"schema":1,"id":"%s","t":"hello","host":"box"}\n' "$id" ;;
-  *'"t":"snapshot"'*) printf '{"schema":1,"id":"%s","t":"snapshot","at_ms":7,"rows":[],"panes":[]}\n' "$id"; exit 0 ;;
-  esac
-done
-`
-	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return []string{p}
+	return []string{testkit.ServeStandIn(t,
+		`*'"t":"hello"'*) printf '{"schema":1,"id":"%s","t":"hello","host":"box"}\n' "$id"`,
+		`*'"t":"snapshot"'*) printf '{"schema":1,"id":"%s","t":"snapshot","at_ms":7,"rows":[],"panes":[]}\n' "$id"; exit 0`,
+	)}
 }
 
 // Asks on one remote share one dial and give the rows a one-shot

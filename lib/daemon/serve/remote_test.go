@@ -2,32 +2,20 @@ package serve
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/remote"
+	"github.com/tmaproject/tma/lib/testkit"
 )
 
-// standIn writes a serve that answers hellos and snapshots with one row.
+// standIn is a serve that answers hellos and snapshots with one row.
 func standIn(t *testing.T) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "serve")
-	body := `#!/bin/sh
-while read -r line; do
-  id=$(printf '%s' "$line" | sed 's/.*"id":"\([^"]*\)".*/\1/')
-  case "$line" in
-  *'"t":"hello"'*) printf '{"schema":1,"id":"%s","t":"hello","host":"box"}\n' "$id" ;;
-  *'"t":"snapshot"'*) printf '{"schema":1,"id":"%s","t":"snapshot","at_ms":7,"rows":[{"pane":"%%3","agent":"claude","state":"idle","since":5,"locator":"w:1.0","server":"/s","host":"box"}],"panes":["%%3"]}\n' "$id" ;;
-  esac
-done
-`
-	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testkit.ServeStandIn(t,
+		`*'"t":"hello"'*) printf '{"schema":1,"id":"%s","t":"hello","host":"box"}\n' "$id"`,
+		`*'"t":"snapshot"'*) printf '{"schema":1,"id":"%s","t":"snapshot","at_ms":7,"rows":[{"pane":"%%3","agent":"claude","state":"idle","since":5,"locator":"w:1.0","server":"/s","host":"box"}],"panes":["%%3"]}\n' "$id"`,
+	)
 }
 
 // remote answers for an entry its config has as the asker does, over one
