@@ -102,6 +102,7 @@ func TestPrunedParseIsWhole(t *testing.T) {
 func diffSelected(got, want any, command string) string {
 	gv, wv := reflect.ValueOf(got).Elem(), reflect.ValueOf(want).Elem()
 	first, _, _ := strings.Cut(command, " ")
+	found := command == ""
 	for i := 0; i < wv.NumField(); i++ {
 		f := wv.Type().Field(i)
 		if _, isCmd := f.Tag.Lookup("cmd"); isCmd {
@@ -112,10 +113,15 @@ func diffSelected(got, want any, command string) string {
 			if name != first && !strings.EqualFold(strings.ReplaceAll(first, "-", ""), f.Name) {
 				continue
 			}
+			found = true
 		}
 		if !reflect.DeepEqual(gv.Field(i).Interface(), wv.Field(i).Interface()) {
 			return fmt.Sprintf("field %s: pruned %+v, whole %+v", f.Name, gv.Field(i).Interface(), wv.Field(i).Interface())
 		}
+	}
+	if !found {
+		// Else the selected command's values would go uncompared.
+		return fmt.Sprintf("no field of %T is the selected command %q", want, first)
 	}
 	return ""
 }
