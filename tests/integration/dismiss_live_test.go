@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -113,45 +112,15 @@ func TestOpenCodeDismissLive(t *testing.T) {
 
 	actLog := filepath.Join(t.TempDir(), "acts.jsonl")
 	e := newEnv(t, "[act]\nlog = \""+actLog+"\"\n")
-	if out, errs, code := e.tma("install-hooks", "opencode", "--yes"); code != 0 {
-		t.Fatalf("install-hooks opencode: exit %d\n%s%s", code, out, errs)
-	}
-	ocConfig := filepath.Join(e.home, ".config", "opencode")
-	for _, name := range []string{"node_modules", "package.json", "package-lock.json"} {
-		if out, err := exec.Command("cp", "-a", filepath.Join(pluginPkg, name), ocConfig+"/").CombinedOutput(); err != nil {
-			t.Fatalf("copy the plugin package: %v: %s", err, out)
-		}
-	}
-	cfg := map[string]any{
-		"$schema": "https://opencode.ai/config.json",
-		"provider": map[string]any{"mock": map[string]any{
-			"npm":     "@ai-sdk/openai-compatible",
-			"name":    "Mock",
-			"options": map[string]any{"baseURL": model.URL + "/v1", "apiKey": "dummy"},
-			"models":  map[string]any{"mock-model": map[string]any{"name": "Mock Model"}},
-		}},
-		"model":       "mock/mock-model",
-		"small_model": "mock/mock-model",
-		"autoupdate":  false,
-		"share":       "disabled",
-	}
-	cb, _ := json.Marshal(cfg)
-	if err := os.WriteFile(filepath.Join(ocConfig, "opencode.json"), cb, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	wireOpenCode(t, e, pluginPkg, model.URL, nil)
 
 	port := strconv.Itoa(freePort(t))
 	base := "http://127.0.0.1:" + port
 	// The tmux server's environment is the test's: OpenCode gets the test's
 	// HOME and XDG dirs, the lab's offline switches, and the built tma-hook
 	// on PATH for the plugin to run (tmux gives it TMUX and TMUX_PANE).
-	argv := []string{"new-window", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-c", proj, "-t", "s:", "env",
-		"HOME=" + e.home, "XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"), "XDG_DATA_HOME=" + filepath.Join(e.home, ".local", "share"),
-		"XDG_CACHE_HOME=" + filepath.Join(e.home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(e.home, ".local", "state"),
-		"XDG_RUNTIME_DIR=" + e.run, "TMA_CONFIG=", "PATH=" + binDir + ":" + os.Getenv("PATH"),
-		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
-		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1",
-		bin, "serve", "--hostname", "127.0.0.1", "--port", port}
+	argv := append([]string{"new-window", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-c", proj, "-t", "s:"},
+		openCodeEnv(e, bin, "serve", "--hostname", "127.0.0.1", "--port", port)...)
 	pane, pidText, _ := strings.Cut(strings.TrimSpace(e.s.MustRun(argv...)), " ")
 	pid, err := strconv.Atoi(pidText)
 	if err != nil {

@@ -1,11 +1,9 @@
 package integration
 
 import (
-	"encoding/json"
 	"io"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -32,40 +30,11 @@ func startOpenCodeTUI(t *testing.T, e *env, bin, pluginPkg, modelURL, proj strin
 	t.Helper()
 	ocConfig := filepath.Join(e.home, ".config", "opencode")
 	if _, err := os.Stat(filepath.Join(ocConfig, "opencode.json")); err != nil {
-		if out, errs, code := e.tma("install-hooks", "opencode", "--yes"); code != 0 {
-			t.Fatalf("install-hooks opencode: exit %d\n%s%s", code, out, errs)
-		}
-		for _, name := range []string{"node_modules", "package.json", "package-lock.json"} {
-			if out, err := exec.Command("cp", "-a", filepath.Join(pluginPkg, name), ocConfig+"/").CombinedOutput(); err != nil {
-				t.Fatalf("copy the plugin package: %v: %s", err, out)
-			}
-		}
-		cfg := map[string]any{
-			"$schema": "https://opencode.ai/config.json",
-			"provider": map[string]any{"mock": map[string]any{
-				"npm":     "@ai-sdk/openai-compatible",
-				"name":    "Mock",
-				"options": map[string]any{"baseURL": modelURL + "/v1", "apiKey": "dummy"},
-				"models":  map[string]any{"mock-model": map[string]any{"name": "Mock Model"}},
-			}},
-			"model":       "mock/mock-model",
-			"small_model": "mock/mock-model",
-			// Bash runs without asking by default.
-			"permission": map[string]any{"bash": "ask", "edit": "ask"},
-			"autoupdate": false,
-			"share":      "disabled",
-		}
-		cb, _ := json.Marshal(cfg)
-		if err := os.WriteFile(filepath.Join(ocConfig, "opencode.json"), cb, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		// Bash runs without asking by default.
+		wireOpenCode(t, e, pluginPkg, modelURL, map[string]any{"permission": map[string]any{"bash": "ask", "edit": "ask"}})
 	}
-	argv := []string{"new-window", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-c", proj, "-t", "s:", "env",
-		"HOME=" + e.home, "XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"), "XDG_DATA_HOME=" + filepath.Join(e.home, ".local", "share"),
-		"XDG_CACHE_HOME=" + filepath.Join(e.home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(e.home, ".local", "state"),
-		"XDG_RUNTIME_DIR=" + e.run, "TMA_CONFIG=", "PATH=" + binDir + ":" + os.Getenv("PATH"), "TERM=tmux-256color", "LANG=C.UTF-8",
-		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
-		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1", bin}
+	argv := append([]string{"new-window", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-c", proj, "-t", "s:"},
+		openCodeEnv(e, "TERM=tmux-256color", "LANG=C.UTF-8", bin)...)
 	argv = append(argv, args...)
 	pane, pidText, _ := strings.Cut(strings.TrimSpace(e.s.MustRun(argv...)), " ")
 	pid, err := strconv.Atoi(pidText)
