@@ -2,7 +2,6 @@ package integration
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,19 +55,7 @@ func stable(t *testing.T, out string) string {
 // every exit code is what the dial path (no daemon, or TMA_REMOTE_DIAL=1)
 // gives, a hung remote's one line and its timeout included.
 func TestRemoteLsThroughDaemon(t *testing.T) {
-	sshd := testkit.NewSSHD(t)
-	far := newEnv(t, "")
-	b := far.s.StartAgent("claude", claudeBlocked)
-	far.s.StartAgent("claude", claudeWorking)
-	far.expect(b.Pane, "blocked/permission attn")
-	k := sshd.NewKey("laptop")
-	sshd.Authorize(far.forced(k, k.Fingerprint))
-	far.device("pair", "laptop", "--id", k.Fingerprint, "--only")
-
-	cfg := fmt.Sprintf("[[remote]]\nname = \"build\"\ncommand = %s\ntimeout_ms = 30000\n\n[[remote]]\nname = \"dead\"\ncommand = [\"sh\", \"-c\", \"sleep 120\"]\ntimeout_ms = 700\n", tomlArgv(sshd.SSH(k)))
-	near := newEnv(t, cfg)
-	l := near.s.StartAgent("claude", claudeIdle)
-	near.expect(l.Pane, "idle")
+	sshd, far, near, _, l, cfg := buildAndDead(t)
 
 	// The dial path: no daemon.
 	dialOut, dialErrs, dialCode := near.tma("ls", "--json", "--host", "build")

@@ -39,24 +39,34 @@ type lsDoc struct {
 	} `json:"agents"`
 }
 
+// buildAndDead is the far host "build" over the test's sshd (a blocked and a
+// working claude; the key paired as laptop, read only) and a near host,
+// one idle claude, whose config has build and "dead", a remote that hangs
+// (700 ms timeout); cfg is that config.
+func buildAndDead(t *testing.T) (sshd *testkit.SSHD, far, near *env, blocked, local *testkit.Agent, cfg string) {
+	t.Helper()
+	sshd = testkit.NewSSHD(t)
+	far = newEnv(t, "")
+	blocked = far.s.StartAgent("claude", claudeBlocked)
+	far.s.StartAgent("claude", claudeWorking)
+	far.expect(blocked.Pane, "blocked/permission attn")
+	k := sshd.NewKey("laptop")
+	sshd.Authorize(far.forced(k, k.Fingerprint))
+	far.device("pair", "laptop", "--id", k.Fingerprint, "--only")
+
+	cfg = fmt.Sprintf("[[remote]]\nname = \"build\"\ncommand = %s\ntimeout_ms = 30000\n\n[[remote]]\nname = \"dead\"\ncommand = [\"sh\", \"-c\", \"sleep 120\"]\ntimeout_ms = 700\n", tomlArgv(sshd.SSH(k)))
+	near = newEnv(t, cfg)
+	local = near.s.StartAgent("claude", claudeIdle)
+	near.expect(local.Pane, "idle")
+	return sshd, far, near, blocked, local, cfg
+}
+
 // A [[remote]] over real ssh merges into ls: --host all is this host's rows
 // and the remote's, each keyed by (host, server, pane); without --host, ls
 // is local only; --host ANDs with the other selectors; a remote that hangs
 // costs its timeout and one stderr line, never the local rows.
 func TestRemoteLsOverSSH(t *testing.T) {
-	sshd := testkit.NewSSHD(t)
-	far := newEnv(t, "")
-	b := far.s.StartAgent("claude", claudeBlocked)
-	far.s.StartAgent("claude", claudeWorking)
-	far.expect(b.Pane, "blocked/permission attn")
-	k := sshd.NewKey("laptop")
-	sshd.Authorize(far.forced(k, k.Fingerprint))
-	far.device("pair", "laptop", "--id", k.Fingerprint, "--only")
-
-	cfg := fmt.Sprintf("[[remote]]\nname = \"build\"\ncommand = %s\ntimeout_ms = 30000\n\n[[remote]]\nname = \"dead\"\ncommand = [\"sh\", \"-c\", \"sleep 120\"]\ntimeout_ms = 700\n", tomlArgv(sshd.SSH(k)))
-	near := newEnv(t, cfg)
-	l := near.s.StartAgent("claude", claudeIdle)
-	near.expect(l.Pane, "idle")
+	_, far, near, b, l, _ := buildAndDead(t)
 
 	out, errs, code := near.tma("ls", "--json")
 	if code != 0 || strings.Contains(out, `"host":"build"`) {
