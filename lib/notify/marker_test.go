@@ -24,7 +24,7 @@ func run(t *testing.T, s *testkit.Server, lines ...string) string {
 }
 
 func pane(t *testing.T, s *testkit.Server) string {
-	return strings.TrimSpace(s.MustRun("display", "-p", "-t", "s", "#{pane_id}"))
+	return strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{pane_id}"))
 }
 
 func set(t *testing.T, s *testkit.Server, p string, kv ...string) {

@@ -44,7 +44,7 @@ func NewServer(t testing.TB) *Server {
 	}
 	s := &Server{T: t, Bin: bin, Name: fmt.Sprintf("tmatest-%d-%d", os.Getpid(), serial.Add(1)), Dir: t.TempDir()}
 	s.MustRun("new-session", "-d", "-s", "s", "-x", "80", "-y", "24", "sh")
-	s.Socket = strings.TrimSpace(s.MustRun("display", "-p", "-t", "s", "#{socket_path}"))
+	s.Socket = strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{socket_path}"))
 	t.Cleanup(func() {
 		if out, err := exec.Command(s.Bin, "-L", s.Name, "kill-server").CombinedOutput(); err != nil && os.Getenv("TMA_TESTKIT_DEBUG") != "" {
 			fmt.Fprintf(os.Stderr, "testkit: kill-server %s: %v %s\n", s.Name, err, out)

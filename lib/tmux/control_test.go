@@ -25,7 +25,7 @@ func controlClients(s *testkit.Server) []string {
 // reaped, and the server lets go of them at once.
 func TestPusherCloseDetaches(t *testing.T) {
 	s := testkit.NewServer(t)
-	sid := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s", "#{session_id}"))
+	sid := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{session_id}"))
 	p := tmux.New(s.Bin, tmux.Target{SocketName: s.Name}).NewPusher()
 	if n := p.Sync([]string{sid}); n != 1 {
 		t.Fatalf("Sync watched %d sessions, want 1", n)
@@ -48,8 +48,8 @@ func TestPusherCloseDetaches(t *testing.T) {
 // once: the next take has forgotten it.
 func TestPusherTakeOutput(t *testing.T) {
 	s := testkit.NewServer(t)
-	sid := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s", "#{session_id}"))
-	pane := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s", "#{pane_id}"))
+	sid := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{session_id}"))
+	pane := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{pane_id}"))
 	p := tmux.New(s.Bin, tmux.Target{SocketName: s.Name}).NewPusher()
 	defer p.Close()
 	if n := p.Sync([]string{sid}); n != 1 {

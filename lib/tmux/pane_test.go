@@ -14,7 +14,7 @@ import (
 // may hold the separator; a pane that is gone is ErrPaneGone.
 func TestPaneOptions(t *testing.T) {
 	s := testkit.NewServer(t)
-	pane := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s", "#{pane_id}"))
+	pane := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{pane_id}"))
 	s.MustRun("set-option", "-p", "-t", pane, "@agent_name", "claude")
 	s.MustRun("set-option", "-p", "-t", pane, "@agent_transcript", "/tmp/a\x1fb.jsonl")
 	c := tmux.New(s.Bin, tmux.Target{SocketName: s.Name})

@@ -22,7 +22,7 @@ func TestQuotingRoundTripsThroughTmux(t *testing.T) {
 	srv := testkit.NewServer(t)
 	c := New(srv.Bin, Target{SocketName: srv.Name})
 	ctx := context.Background()
-	pane := strings.TrimSpace(srv.MustRun("display", "-p", "-t", "s", "#{pane_id}"))
+	pane := strings.TrimSpace(srv.MustRun("display", "-p", "-t", "s:", "#{pane_id}"))
 	canary := filepath.Join(t.TempDir(), "ran")
 	strs := append([]string{"#(touch " + canary + ")", "x #(touch " + canary + ") #{pane_id}", strings.Repeat("'\\#", 200)}, nasty...)
 

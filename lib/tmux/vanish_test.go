@@ -12,7 +12,7 @@ import (
 // costs only its own line: the other panes are captured and written.
 func TestPaneClosedMidCycle(t *testing.T) {
 	s := testkit.NewServer(t)
-	live := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s", "#{pane_id}"))
+	live := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{pane_id}"))
 	gone := strings.TrimSpace(s.MustRun("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "s:", "sh"))
 	s.MustRun("send-keys", "-t", live, "echo still-here", "Enter")
 	s.MustRun("kill-pane", "-t", gone)

@@ -223,8 +223,10 @@ func TestSelectPaneInAnUnseenWindow(t *testing.T) {
 	}
 	// Move w1's active pane from a to c without making w1 current.
 	e.s.MustRun("select-pane", "-t", c)
-	if cur := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", "s", "#{pane_id}")); cur == c || cur == a.Pane {
-		t.Fatalf("tmux made the window current on select-pane (%s): the scenario needs an unseen window", cur)
+	// Asked of c's own window: a bare "s" target resolves by window-name
+	// prefix first, and automatic-rename ("sh", "sleep") makes that race.
+	if cur := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", c, "#{window_active}")); cur != "0" {
+		t.Fatalf("tmux made the window current on select-pane (window_active %q): the scenario needs an unseen window", cur)
 	}
 	cmd := exec.Command("sh", filepath.Join(binDir, "tma"), "-L", e.s.Name, "clear-attention", c)
 	cmd.Env = append(os.Environ(), "TMA_HOOK_KIND=after-select-pane", "TMUX=", "PATH="+binDir+":"+os.Getenv("PATH"))

@@ -154,12 +154,12 @@ func TestAttach(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "attach-session -t s") || !strings.Contains(out, "-L "+e.s.Name) {
 		t.Errorf("--print: exit %d %q", code, out)
 	}
-	before := e.s.MustRun("display", "-p", "-t", "s", "#{window_index}")
+	before := e.s.MustRun("display", "-p", "-t", "s:", "#{window_index}")
 	_, errs, code := e.tma("attach", "--pane", a.Pane)
 	if code != 2 || !strings.Contains(errs, "not a terminal") {
 		t.Errorf("no terminal: exit %d %q", code, errs)
 	}
-	if after := e.s.MustRun("display", "-p", "-t", "s", "#{window_index}"); after != before {
+	if after := e.s.MustRun("display", "-p", "-t", "s:", "#{window_index}"); after != before {
 		t.Errorf("the refused attach moved the session's window: %s -> %s", before, after)
 	}
 	if _, _, code := e.tma("attach", "--pane", "%999", "--print"); code != 3 {

@@ -126,8 +126,8 @@ func TestInitOnATerminal(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	pane := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", "s", "#{pane_id}"))
-	e.s.MustRun("resize-window", "-t", "s", "-x", "200", "-y", "50")
+	pane := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", "s:", "#{pane_id}"))
+	e.s.MustRun("resize-window", "-t", "s:", "-x", "200", "-y", "50")
 	run := func(n int, answers int) string {
 		out, rc := filepath.Join(dir, "out"+strconv.Itoa(n)), filepath.Join(dir, "rc"+strconv.Itoa(n))
 		cmd := "HOME=" + e.home + " XDG_CONFIG_HOME= TMA_CONFIG_DIR= TMA_CONFIG= PATH=" + fake + ":" + binDir + ":/usr/bin:/bin sh " +

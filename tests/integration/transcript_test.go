@@ -65,7 +65,7 @@ func TestTranscriptThroughTheDispatcher(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", "") // OpenCode's database under the test's HOME
 	e := newEnv(t, "")
 	s := e.s
-	pane := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s", "#{pane_id}"))
+	pane := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{pane_id}"))
 	path := filepath.Join(e.home, ".claude", "projects", "-tmp-lab-project", "7e438f55-8363-469e-b23d-3921c641f85b.jsonl")
 	copyFixture(t, "claude/7e438f55-8363-469e-b23d-3921c641f85b.jsonl", path)
 	s.MustRun("set-option", "-p", "-t", pane, "@agent_name", "claude")
@@ -105,7 +105,7 @@ func TestTranscriptThroughTheDispatcher(t *testing.T) {
 	}
 
 	// OpenCode: the database under the store layout, found from the session id.
-	s.MustRun("split-window", "-d", "-t", "s", "sh")
+	s.MustRun("split-window", "-d", "-t", "s:", "sh")
 	oc := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:0.1", "#{pane_id}"))
 	copyFixture(t, "opencode/opencode.db", filepath.Join(e.home, ".local", "share", "opencode", "opencode.db"))
 	s.MustRun("set-option", "-p", "-t", oc, "@agent_name", "opencode")
