@@ -3,6 +3,7 @@ package daemon
 import (
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -99,7 +100,14 @@ func TestHeldLockIsFoundAndSignalled(t *testing.T) {
 	mark := filepath.Join(t.TempDir(), "hup")
 	ready := filepath.Join(t.TempDir(), "ready")
 	cmd := exec.Command("sh", "-c", `trap 'echo hup > "$1"; exit 0' HUP; : > "$2"; while :; do sleep 0.05; done`, "sh", mark, ready)
-	if err := cmd.Start(); err != nil {
+	// Under nohup the test inherits SIGHUP ignored and so would the shell,
+	// which cannot trap a signal ignored on entry: with a handler here the
+	// child starts with the default instead.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	err := cmd.Start()
+	signal.Stop(hup)
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
@@ -127,7 +135,13 @@ func TestHeldLockIsFoundAndSignalled(t *testing.T) {
 	if err := r.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Wait()
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lock holder did not exit on its SIGHUP")
+	}
 	if b, _ := os.ReadFile(mark); strings.TrimSpace(string(b)) != "hup" {
 		t.Fatalf("the daemon did not get SIGHUP (mark %q)", b)
 	}
