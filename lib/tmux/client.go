@@ -123,8 +123,18 @@ type Client struct {
 	Timeout time.Duration
 	// Spawns counts tmux processes started; the benchmarks and the
 	// constant-spawn tests read it.
-	Spawns int
+	Spawns    int
+	conn      *Conn // when alive, Run goes through it (see UseConn)
+	connTried time.Time
 }
+
+// UseConn routes this client's calls through a control connection while it
+// stays alive; a call whose connection fails is made again as a process,
+// so a lost connection costs a spawn, never a tick.
+func (c *Client) UseConn(k *Conn) { c.conn = k }
+
+// Conn is the control connection calls go through, nil or dead when none.
+func (c *Client) Conn() *Conn { return c.conn }
 
 // New returns a client for the target, with the default timeout.
 func New(bin string, t Target) *Client {
@@ -139,6 +149,17 @@ func (c *Client) Run(ctx context.Context, stdin string, args ...string) (string,
 	}
 	ctx, cancel := context.WithTimeout(ctx, to)
 	defer cancel()
+	if lines, ok := connLines(stdin, args); ok && c.conn.Alive() {
+		out, errs, err := c.conn.Run(ctx, lines)
+		switch {
+		case err == nil && errs == "":
+			return out, "", nil
+		case err == nil:
+			return out, errs, c.classify(ctx, errCommand, errs)
+		case ctx.Err() != nil:
+			return "", "", &Error{Kind: ErrTimeout, Target: c.Target, Bin: c.Bin}
+		}
+	}
 	bin := c.Bin
 	if bin == "" {
 		bin = "tmux"
@@ -167,6 +188,23 @@ func (c *Client) Run(ctx context.Context, stdin string, args ...string) (string,
 		return out.String(), errb.String(), nil
 	}
 	return out.String(), errb.String(), c.classify(ctx, err, errb.String())
+}
+
+// errCommand is a command that failed inside a control connection: its
+// stderr says which.
+var errCommand = errors.New("tmux command failed")
+
+// connLines is a call as control-mode command lines: source-file's stdin
+// line by line, or the argv as one line. Any other use of stdin is not
+// expressible and goes to a process.
+func connLines(stdin string, args []string) ([]string, bool) {
+	if len(args) == 2 && args[0] == "source-file" && args[1] == "-" {
+		return strings.Split(strings.TrimRight(stdin, "\n"), "\n"), true
+	}
+	if stdin != "" {
+		return nil, false
+	}
+	return []string{commandLine(args)}, true
 }
 
 func (c *Client) classify(ctx context.Context, err error, stderr string) error {

@@ -149,6 +149,7 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options,
 		pusher = tc.NewPusher()
 		defer pusher.Close()
 		pushC = pusher.C
+		defer tc.CloseConn()
 	}
 	ended := func() int {
 		if s, ok := lifeline.Cause(ctx); ok {
@@ -199,7 +200,11 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options,
 				return common.ExitFail
 			}
 			if pusher != nil {
-				pusher.Sync(sessions(res))
+				ss := sessions(res)
+				pusher.Sync(ss)
+				// The next ticks' list and captures go through one control
+				// client instead of a tmux process each.
+				tc.KeepConn(ctx, ss)
 			}
 		}
 		wait := interval - time.Since(last)

@@ -1,0 +1,164 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tmaproject/tma/lib/testkit"
+)
+
+// A pane whose screen prints lines shaped like control-mode guards, and
+// the sentinel's prefix: a capture through the connection reads them as
+// screen text, byte for byte what a spawned capture reads.
+const hostileScreen = `%end 1700000000 1 1\n%error 1700000000 2 1\n%begin 1700000000 3 1\nTMAEND0000000000000000\n%exit\nlast line`
+
+func startScreen(t *testing.T, s *testkit.Server, text string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "screen")
+	if err := os.WriteFile(f, []byte(strings.ReplaceAll(text, `\n`, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(s.MustRun("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "s:", "sh", "-c", "cat "+f+"; exec sleep 60"))
+}
+
+// The list and the captures through a control connection equal the ones a
+// spawned client reads (the connection's own control client aside), with
+// no process per call; a vanished pane costs only its own screen.
+func TestConnAgreesWithSpawn(t *testing.T) {
+	s := testkit.NewServer(t)
+	ctx := context.Background()
+	hostile := startScreen(t, s, hostileScreen)
+	plain := startScreen(t, s, "hello\nworld")
+	s.WaitFor(func() bool {
+		out, _ := s.Run("capture-pane", "-p", "-t", hostile)
+		return strings.Contains(out, "last line")
+	}, "the hostile screen")
+
+	spawn := New(s.Bin, Target{SocketName: s.Name})
+	want, err := spawn.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantShots, err := spawn.Capture(ctx, []string{hostile, plain, "%999"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	viaConn := New(s.Bin, Target{SocketName: s.Name})
+	if !viaConn.KeepConn(ctx, []string{"$0"}) {
+		t.Fatal("no control connection")
+	}
+	defer viaConn.CloseConn()
+	spawns := viaConn.Spawns
+	got, err := viaConn.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shots, err := viaConn.Capture(ctx, []string{hostile, plain, "%999"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if viaConn.Spawns != spawns {
+		t.Errorf("%d tmux processes spawned through the connection", viaConn.Spawns-spawns)
+	}
+	var ctl int
+	for _, c := range got.Clients {
+		if c.Control {
+			ctl++
+		}
+	}
+	if ctl != 1 {
+		t.Errorf("the connection's list shows %d control clients, want its own one: %+v", ctl, got.Clients)
+	}
+	got.Clients, want.Clients = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("list through the connection:\n%+v\nspawned:\n%+v", got, want)
+	}
+	if !reflect.DeepEqual(shots, wantShots) {
+		t.Errorf("captures through the connection:\n%q\nspawned:\n%q", shots, wantShots)
+	}
+	if !strings.Contains(shots[hostile], "%end 1700000000 1 1\n") || !strings.Contains(shots[hostile], "last line") {
+		t.Errorf("the guard-shaped screen lost lines: %q", shots[hostile])
+	}
+	if _, ok := shots["%999"]; ok {
+		t.Errorf("a pane that does not exist has a screen")
+	}
+
+	// A command that fails reports tmux's words, and the connection lives on.
+	if _, _, err := viaConn.Run(ctx, "", "capture-pane", "-p", "-t", "%999"); !errors.Is(err, ErrPaneGone) {
+		t.Errorf("a missing pane through the connection: %v, want ErrPaneGone", err)
+	}
+	if !viaConn.Conn().Alive() {
+		t.Errorf("a failed command closed the connection")
+	}
+}
+
+// The connection's session ending ends the connection: the call in flight
+// is made again as a process, and the next KeepConn dials another session.
+func TestConnLostFallsBackToSpawn(t *testing.T) {
+	s := testkit.NewServer(t)
+	ctx := context.Background()
+	s.MustRun("new-session", "-d", "-s", "other", "sh")
+	c := New(s.Bin, Target{SocketName: s.Name})
+	sid := strings.TrimSpace(s.MustRun("display", "-p", "-t", "other:", "#{session_id}"))
+	if !c.KeepConn(ctx, []string{sid}) {
+		t.Fatal("no control connection")
+	}
+	defer c.CloseConn()
+	s.MustRun("kill-session", "-t", "other")
+	before := c.Spawns
+	snap, err := c.List(ctx)
+	if err != nil {
+		t.Fatalf("the list after the connection's session ended: %v", err)
+	}
+	if len(snap.Panes) != 1 {
+		t.Errorf("%d panes listed, want 1", len(snap.Panes))
+	}
+	if c.Conn().Alive() {
+		t.Errorf("the connection outlived its session")
+	}
+	if c.Spawns != before+1 {
+		t.Errorf("the lost call spawned %d processes, want 1", c.Spawns-before)
+	}
+	if !c.KeepConn(ctx, []string{"$0"}) {
+		t.Errorf("no redial after the loss")
+	}
+}
+
+// A server that stops answering costs the call its deadline, not a hang,
+// and the connection is not used again.
+func TestConnTimeout(t *testing.T) {
+	s := testkit.NewServer(t)
+	ctx := context.Background()
+	c := New(s.Bin, Target{SocketName: s.Name})
+	if !c.KeepConn(ctx, []string{"$0"}) {
+		t.Fatal("no control connection")
+	}
+	defer c.CloseConn()
+	pid := strings.TrimSpace(s.MustRun("display", "-p", "#{pid}"))
+	p, err := os.FindProcess(atoi(pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Signal(syscall.SIGSTOP)
+	defer func() { _ = p.Signal(syscall.SIGCONT) }()
+	c.Timeout = 300 * time.Millisecond
+	t0 := time.Now()
+	_, err = c.List(ctx)
+	if !errors.Is(err, ErrTimeout) {
+		t.Errorf("a stopped server: %v, want ErrTimeout", err)
+	}
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Errorf("the call took %s", d)
+	}
+	if c.Conn().Alive() {
+		t.Errorf("a timed-out connection stays in use")
+	}
+}
