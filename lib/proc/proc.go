@@ -484,3 +484,41 @@ func Ancestors(pid int) []*Proc {
 	}
 	return out
 }
+
+// WalkServer reads the trees of every child of pid (a tmux server's
+// children are its panes) and each non-shell's argv, ahead of knowing which
+// panes the list will name: a scan runs it while tmux answers. It returns
+// nil where trees cannot be read by children (no /proc, no children files),
+// which leaves the caller to walk after its list.
+func WalkServer(pid int) *Table {
+	if pid <= 0 || !hasProc() || !hasChildren("/proc") {
+		return nil
+	}
+	t := walkTrees("/proc", []int{pid})
+	for _, p := range t.procs {
+		t.Names(p)
+	}
+	return t
+}
+
+// Extend reads the trees of the roots t does not hold (panes that opened
+// after t was read) into t. t must come from WalkServer.
+func (t *Table) Extend(roots []int) {
+	var missing []int
+	for _, r := range roots {
+		if t.procs[r] == nil {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	more := walkTrees(t.root, missing)
+	for pid, p := range more.procs {
+		if t.procs[pid] == nil {
+			t.procs[pid] = p
+		}
+	}
+	t.children = map[int][]int{}
+	t.link()
+}

@@ -317,3 +317,36 @@ func TestParseStatFields(t *testing.T) {
 		t.Error("a line without tpgid parsed")
 	}
 }
+
+// WalkServer reads every child's tree of a pid ahead of knowing which
+// roots matter (a scan's panes), and Extend adds roots it missed; both
+// read the same trees a roots walk reads.
+func TestWalkServerAndExtend(t *testing.T) {
+	a, b := spawn(t), spawn(t)
+	tb := WalkServer(os.Getpid())
+	if tb == nil {
+		t.Skip("no children files on this kernel")
+	}
+	want, err := WalkTrees(context.Background(), []int{a.Process.Pid, b.Process.Pid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*exec.Cmd{a, b} {
+		if got, w := describe(tb.Tree(c.Process.Pid)), describe(want.Tree(c.Process.Pid)); strings.Join(got, ",") != strings.Join(w, ",") {
+			t.Errorf("server walk: %v, roots walk: %v", got, w)
+		}
+	}
+	// A table read under another process lacks b's tree until Extend.
+	only := WalkServer(a.Process.Pid)
+	if only.Get(b.Process.Pid) != nil {
+		t.Fatalf("b's shell is not a's child")
+	}
+	only.Extend([]int{a.Process.Pid, b.Process.Pid})
+	if got := describe(only.Tree(b.Process.Pid)); strings.Join(got, ",") != strings.Join(describe(want.Tree(b.Process.Pid)), ",") {
+		t.Errorf("extended: %v", got)
+	}
+	// The relink keeps each child once.
+	if got := describe(only.Tree(a.Process.Pid)); strings.Join(got, ",") != strings.Join(describe(want.Tree(a.Process.Pid)), ",") {
+		t.Errorf("a's tree after Extend: %v", got)
+	}
+}

@@ -31,6 +31,12 @@ type Options struct {
 	// Edges are the panes whose output went quiet since the last cycle, each
 	// with its burst's last output: their panes carry the edge and are read.
 	Edges map[string]int64
+	// Getenv, when set, lets the scan find the server's pid (TMUX_TMPDIR)
+	// and read its panes' processes while the list runs.
+	Getenv func(string) string
+	// List is a list call already in flight; it is used when it is for the
+	// client the cycle runs on (tmux.PendingList.For).
+	List *tmux.PendingList
 }
 
 // Result is one observed cycle.
@@ -49,7 +55,23 @@ type Timing struct {
 // Run observes one cycle.
 func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 	t0 := time.Now()
-	snap, err := c.List(ctx)
+	// The whole server's trees are read while tmux answers (the panes are
+	// its children), on the core the list leaves idle; panes the walk
+	// missed are read after. A scoped scan reads its one tree after.
+	var early chan *proc.Table
+	if o.Pane == "" && o.Getenv != nil {
+		if spid := c.ServerPID(o.Getenv); spid > 0 {
+			early = make(chan *proc.Table, 1)
+			go func() { early <- proc.WalkServer(spid) }()
+		}
+	}
+	var snap *tmux.Snapshot
+	var err error
+	if o.List.For(c) {
+		snap, err = o.List.Wait(c)
+	} else {
+		snap, err = c.List(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +88,16 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 		}
 	}
 	t1 := time.Now()
-	procs, perr := proc.WalkTrees(ctx, roots(snap.Panes, o.Pane))
+	var procs *proc.Table
+	var perr error
+	if early != nil {
+		procs = <-early
+	}
+	if procs != nil {
+		procs.Extend(roots(snap.Panes, o.Pane))
+	} else {
+		procs, perr = proc.WalkTrees(ctx, roots(snap.Panes, o.Pane))
+	}
 	tm.Walk = time.Since(t1)
 	res := &Result{Cycle: cyc}
 	defer func() { res.Timing = tm }()

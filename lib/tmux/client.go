@@ -160,6 +160,19 @@ func (c *Client) Run(ctx context.Context, stdin string, args ...string) (string,
 			return "", "", &Error{Kind: ErrTimeout, Target: c.Target, Bin: c.Bin}
 		}
 	}
+	return c.spawn(ctx, stdin, args).wait()
+}
+
+// call is one tmux process in flight.
+type call struct {
+	c         *Client
+	ctx       context.Context
+	cmd       *exec.Cmd
+	out, errb bytes.Buffer
+	err       error // from Start
+}
+
+func (c *Client) spawn(ctx context.Context, stdin string, args []string) *call {
 	bin := c.Bin
 	if bin == "" {
 		bin = "tmux"
@@ -169,25 +182,32 @@ func (c *Client) Run(ctx context.Context, stdin string, args ...string) (string,
 	// list's \x1f separator and every non-ASCII title as "_". tma's
 	// clients never draw a terminal, so they always say UTF-8.
 	argv := append(append([]string{"-u"}, c.Target.Args()...), args...)
-	cmd := exec.CommandContext(ctx, bin, argv...)
+	k := &call{c: c, ctx: ctx, cmd: exec.CommandContext(ctx, bin, argv...)}
 	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
+		k.cmd.Stdin = strings.NewReader(stdin)
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	k.cmd.Stdout, k.cmd.Stderr = &k.out, &k.errb
 	// tmux refuses to nest when TMUX is set for some commands; we always name
 	// the server explicitly or rely on $TMUX on purpose, so leave env alone.
-	cmd.Env = os.Environ()
+	k.cmd.Env = os.Environ()
 	// The client hands its stdio to the server over the socket: a stopped
 	// (SIGSTOP) server holds those fds in its unread queue after the kill,
 	// so the pipes never reach EOF. WaitDelay closes them for us.
-	cmd.WaitDelay = KillWait
+	k.cmd.WaitDelay = KillWait
 	c.Spawns++
-	err := cmd.Run()
+	k.err = k.cmd.Start()
+	return k
+}
+
+func (k *call) wait() (string, string, error) {
+	err := k.err
 	if err == nil {
-		return out.String(), errb.String(), nil
+		err = k.cmd.Wait()
 	}
-	return out.String(), errb.String(), c.classify(ctx, err, errb.String())
+	if err == nil {
+		return k.out.String(), k.errb.String(), nil
+	}
+	return k.out.String(), k.errb.String(), k.c.classify(k.ctx, err, k.errb.String())
 }
 
 // errCommand is a command that failed inside a control connection: its

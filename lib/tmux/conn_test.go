@@ -162,3 +162,60 @@ func TestConnTimeout(t *testing.T) {
 		t.Errorf("a timed-out connection stays in use")
 	}
 }
+
+// The socket names its server: ServerPID agrees with #{pid}, and a socket
+// with no server behind it is 0.
+func TestServerPID(t *testing.T) {
+	s := testkit.NewServer(t)
+	c := New(s.Bin, Target{SocketName: s.Name})
+	want := atoi(strings.TrimSpace(s.MustRun("display", "-p", "#{pid}")))
+	if got := c.ServerPID(os.Getenv); got != want {
+		t.Errorf("ServerPID %d, #{pid} %d", got, want)
+	}
+	if got := New(s.Bin, Target{SocketPath: filepath.Join(t.TempDir(), "none")}).ServerPID(os.Getenv); got != 0 {
+		t.Errorf("no server: %d", got)
+	}
+}
+
+// A list started early is what List reads; it is for its own binary and
+// server only, and an abandoned one is not taken.
+func TestPendingList(t *testing.T) {
+	s := testkit.NewServer(t)
+	ctx := context.Background()
+	c := New(s.Bin, Target{SocketName: s.Name})
+	want, err := c.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(s.Bin, Target{SocketName: s.Name}).StartList(ctx)
+	if p.For(New("other-tmux", c.Target)) || p.For(New(s.Bin, Target{SocketName: "elsewhere"})) {
+		t.Errorf("a pending list claims another binary or server")
+	}
+	if !p.For(c) {
+		t.Fatal("a pending list refuses its own client")
+	}
+	before := c.Spawns
+	got, err := p.Wait(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Spawns != before+1 {
+		t.Errorf("the taken call counted %d spawns, want 1", c.Spawns-before)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pending list:\n%+v\nList:\n%+v", got, want)
+	}
+	if p.For(c) {
+		t.Errorf("a taken list is offered again")
+	}
+	q := c.StartList(ctx)
+	q.Abandon()
+	if q.For(c) {
+		t.Errorf("an abandoned list is offered")
+	}
+	// A server that is gone: the early call's error is the one List gives.
+	gone := New(s.Bin, Target{SocketPath: filepath.Join(t.TempDir(), "none")})
+	if _, err := gone.StartList(ctx).Wait(gone); !errors.Is(err, ErrNoServer) {
+		t.Errorf("no server: %v", err)
+	}
+}

@@ -161,6 +161,62 @@ func (c *Client) List(ctx context.Context) (*Snapshot, error) {
 	return parseList(out, nonce)
 }
 
+// PendingList is a list call already running: a one-shot scan starts it
+// before it has parsed its flags or loaded its config, so tmux answers
+// while the scan starts up, and takes it only if the client it then builds
+// is the one the call guessed (see Client.Same).
+type PendingList struct {
+	client *Client
+	nonce  string
+	call   *call
+	cancel context.CancelFunc
+	taken  bool
+}
+
+// StartList starts a list call and returns at once.
+func (c *Client) StartList(ctx context.Context) *PendingList {
+	to := c.Timeout
+	if to <= 0 {
+		to = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, to)
+	nonce := fmt.Sprintf("%08x", rand.Uint32())
+	return &PendingList{client: c, nonce: nonce, call: c.spawn(ctx, "", listArgs(nonce)), cancel: cancel}
+}
+
+// For reports whether the call lists what c would: the same binary and
+// server.
+func (p *PendingList) For(c *Client) bool {
+	return p != nil && !p.taken && p.client.Bin == c.Bin && p.client.Target == c.Target
+}
+
+// Wait returns the call's snapshot. c, the client that takes the call over,
+// counts its spawn.
+func (p *PendingList) Wait(c *Client) (*Snapshot, error) {
+	p.taken = true
+	defer p.cancel()
+	c.Spawns += p.client.Spawns
+	out, _, err := p.call.wait()
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			e.Target, e.Bin = c.Target, c.Bin
+		}
+		return nil, err
+	}
+	return parseList(out, p.nonce)
+}
+
+// Abandon ends a call nobody took (a flag error, --help, another server
+// after all); a taken one is left alone.
+func (p *PendingList) Abandon() {
+	if p == nil || p.taken {
+		return
+	}
+	p.taken = true
+	p.cancel()
+	_, _, _ = p.call.wait()
+}
+
 func listArgs(nonce string) []string {
 	return []string{
 		"display-message", "-p", fieldsFormat("TMAS"+nonce, serverFields), ";",

@@ -30,6 +30,8 @@ type cli struct {
 // Run is tma-scan's main.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := common.NewEnv("tma-scan", stdin, stdout, stderr)
+	early := common.EarlyList(e, args)
+	defer early.Abandon()
 	var c cli
 	if _, code, ok := common.Parse(e, &c, "Observe every pane of a tmux server once and emit NDJSON records (cycle, pane…, end).", args); !ok {
 		return code
@@ -57,6 +59,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := scan.Options{
 		Manifests: l.Manifests, Tuning: l.Tuning(), Host: common.Host(),
 		Now: func() int64 { return time.Now().UnixMilli() }, Pane: c.Pane, NoCapture: c.NoCapture, CaptureAll: c.CaptureAll,
+		List: early, Getenv: e.Getenv,
 	}
 	if !c.Follow {
 		res, err := scan.Run(common.Background(), tc, opts)

@@ -1,0 +1,49 @@
+package common
+
+import (
+	"testing"
+
+	"github.com/tmaproject/tma/lib/tmux"
+)
+
+// The words a one-shot scan's early list reads, and the ones it leaves to
+// kong: anything it cannot be sure of starts nothing.
+func TestEarlyTarget(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	for _, c := range []struct {
+		args []string
+		want tmux.Target
+		ok   bool
+	}{
+		{nil, tmux.Target{}, true},
+		{[]string{"-L", "work"}, tmux.Target{SocketName: "work"}, true},
+		{[]string{"-Lwork"}, tmux.Target{SocketName: "work"}, true},
+		{[]string{"--socket-name=work", "--no-capture"}, tmux.Target{SocketName: "work"}, true},
+		{[]string{"--socket-name", "work", "--pane", "%3"}, tmux.Target{SocketName: "work"}, true},
+		{[]string{"-S", "/tmp/x", "-L", "work"}, tmux.Target{SocketPath: "/tmp/x"}, true},
+		{[]string{"--socket-path=/tmp/x"}, tmux.Target{SocketPath: "/tmp/x"}, true},
+		{[]string{"--config", "/c.toml", "--capture-all"}, tmux.Target{}, true},
+		{[]string{"-L"}, tmux.Target{}, false},
+		{[]string{"--follow"}, tmux.Target{}, false},
+		{[]string{"-L", "x", "--help"}, tmux.Target{}, false},
+		{[]string{"--version"}, tmux.Target{}, false},
+		{[]string{"-h"}, tmux.Target{}, false},
+		{[]string{"stray"}, tmux.Target{}, false},
+		{[]string{"--", "-L", "x"}, tmux.Target{}, false},
+	} {
+		got, ok := earlyTarget(c.args, getenv)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("%q: %+v %v, want %+v %v", c.args, got, ok, c.want, c.ok)
+		}
+	}
+	// With no flag, the environment decides, as it does for Globals.Tmux.
+	env["TMUX"] = "/tmp/tmux-1/inside,123,0"
+	if got, _ := earlyTarget(nil, getenv); got != (tmux.Target{SocketPath: "/tmp/tmux-1/inside"}) {
+		t.Errorf("inside tmux: %+v", got)
+	}
+	env["TMA_SOCKET_PATH"] = "/tmp/chosen"
+	if got, _ := earlyTarget([]string{"--no-capture"}, getenv); got != (tmux.Target{SocketPath: "/tmp/chosen"}) {
+		t.Errorf("TMA_SOCKET_PATH: %+v", got)
+	}
+}
