@@ -126,6 +126,7 @@ type Client struct {
 	Spawns    int
 	conn      *Conn // when alive, Run goes through it (see UseConn)
 	connTried time.Time
+	serverPID int // ServerPID's answer, once known
 }
 
 // UseConn routes this client's calls through a control connection while it

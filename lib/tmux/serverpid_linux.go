@@ -10,11 +10,19 @@ import (
 // ServerPID is the pid of the server the client names, asked of its socket
 // (SO_PEERCRED on a connection closed at once, before tmux's protocol
 // starts), or 0 when that cannot be told: no socket, a server in another
-// pid namespace. It is a hint: nothing may depend on it being right.
+// pid namespace. It is a hint: nothing may depend on it being right, so a
+// follower asks once.
 func (c *Client) ServerPID(getenv func(string) string) int {
-	path := c.Target.SocketPath
+	if c.serverPID == 0 {
+		c.serverPID = askServerPID(c.Target, getenv)
+	}
+	return c.serverPID
+}
+
+func askServerPID(t Target, getenv func(string) string) int {
+	path := t.SocketPath
 	if path == "" {
-		name := c.Target.SocketName
+		name := t.SocketName
 		if name == "" {
 			name = "default"
 		}
