@@ -126,7 +126,8 @@ type Client struct {
 	Spawns    int
 	conn      *Conn // when alive, Run goes through it (see UseConn)
 	connTried time.Time
-	serverPID int // ServerPID's answer, once known
+	serverPID int           // ServerPID's answer, once known
+	pre       *PendingBatch // adopted: the next source-file - call goes to it
 }
 
 // UseConn routes this client's calls through a control connection while it
@@ -150,6 +151,10 @@ func (c *Client) Run(ctx context.Context, stdin string, args ...string) (string,
 	}
 	ctx, cancel := context.WithTimeout(ctx, to)
 	defer cancel()
+	if p := c.pre; p != nil && len(args) == 2 && args[0] == "source-file" && args[1] == "-" {
+		c.pre = nil
+		return p.finish(stdin)
+	}
 	if lines, ok := connLines(stdin, args); ok && c.conn.Alive() {
 		out, errs, err := c.conn.Run(ctx, lines)
 		switch {
@@ -174,6 +179,14 @@ type call struct {
 }
 
 func (c *Client) spawn(ctx context.Context, stdin string, args []string) *call {
+	k := c.prepare(ctx, stdin, args)
+	c.Spawns++
+	k.err = k.cmd.Start()
+	return k
+}
+
+// prepare builds a call's command without starting it.
+func (c *Client) prepare(ctx context.Context, stdin string, args []string) *call {
 	bin := c.Bin
 	if bin == "" {
 		bin = "tmux"
@@ -195,8 +208,6 @@ func (c *Client) spawn(ctx context.Context, stdin string, args []string) *call {
 	// (SIGSTOP) server holds those fds in its unread queue after the kill,
 	// so the pipes never reach EOF. WaitDelay closes them for us.
 	k.cmd.WaitDelay = KillWait
-	c.Spawns++
-	k.err = k.cmd.Start()
 	return k
 }
 

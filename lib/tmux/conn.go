@@ -46,7 +46,7 @@ func (c *Client) Dial(ctx context.Context, session string) (*Conn, error) {
 	args := append(append([]string{"-u"}, c.Target.Args()...), "-C", "attach-session", "-f", "ignore-size,no-output", "-t", session)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "TMUX=")
-	dieWithParent(cmd)
+	dieWithParent(cmd)         // SIGTERM: see there why never SIGKILL
 	in, err := cmd.StdinPipe() // held open: a control client exits on EOF
 	if err != nil {
 		return nil, err
@@ -186,7 +186,9 @@ func (k *Conn) fail(err error) error {
 // Alive reports whether the connection can still take calls.
 func (k *Conn) Alive() bool { return k != nil && k.err == nil }
 
-// Close detaches the client and reaps it.
+// Close ends the client (stdin closed, SIGTERM: see dieWithParent) and
+// waits at most CloseWait for it to go; a client of a server that does not
+// answer exits when the server does.
 func (k *Conn) Close() {
 	if k.once {
 		return
@@ -196,7 +198,7 @@ func (k *Conn) Close() {
 		k.err = ErrConnClosed
 	}
 	_ = k.in.Close()
-	_ = k.cmd.Process.Kill()
+	stopClient(k.cmd.Process)
 	done := make(chan struct{})
 	go func() { _ = k.cmd.Wait(); close(done) }()
 	select {

@@ -219,3 +219,49 @@ func TestPendingList(t *testing.T) {
 		t.Errorf("no server: %v", err)
 	}
 }
+
+// A batch started before its lines are known runs them when a client of
+// its own binary and server adopts it; a client of another server does not
+// adopt it, and an abandoned one runs nothing and leaves no process.
+func TestPendingBatch(t *testing.T) {
+	s := testkit.NewServer(t)
+	ctx := context.Background()
+	pane := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{pane_id}"))
+	c := New(s.Bin, Target{SocketName: s.Name})
+	p := New(s.Bin, Target{SocketName: s.Name}).StartBatch(ctx)
+	other := New(s.Bin, Target{SocketName: "elsewhere"})
+	other.Adopt(p)
+	if other.pre != nil {
+		t.Fatal("a client of another server adopted the batch")
+	}
+	c.Adopt(p)
+	if stderr, err := c.Exec(ctx, []string{"set -p -t " + pane + " @tma_pre 1"}); err != nil || stderr != "" {
+		t.Fatalf("adopted batch: %v %s", err, stderr)
+	}
+	if c.Spawns != 1 {
+		t.Errorf("the adopted batch counted %d spawns, want 1", c.Spawns)
+	}
+	if got := s.Option(pane, "@tma_pre"); got != "1" {
+		t.Errorf("the adopted batch's line did not run: %q", got)
+	}
+	// The next batch spawns as ever.
+	if _, err := c.Exec(ctx, []string{"set -p -t " + pane + " @tma_pre 2"}); err != nil || s.Option(pane, "@tma_pre") != "2" || c.Spawns != 2 {
+		t.Errorf("the batch after the adopted one: %v, spawns %d", err, c.Spawns)
+	}
+	q := c.StartBatch(ctx)
+	pid := q.call.cmd.Process.Pid
+	t0 := time.Now()
+	q.Abandon()
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("abandoning took %s", d)
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		t.Errorf("the abandoned client %d is still running", pid)
+	}
+	// A server that is gone: the adopted call's error is the one Exec gives.
+	gone := New(s.Bin, Target{SocketPath: filepath.Join(t.TempDir(), "none")})
+	gone.Adopt(New(s.Bin, gone.Target).StartBatch(ctx))
+	if _, err := gone.Exec(ctx, []string{"set -g @x 1"}); !errors.Is(err, ErrNoServer) {
+		t.Errorf("no server: %v", err)
+	}
+}

@@ -62,7 +62,7 @@ func (p *Pusher) Sync(sessions []string) int {
 	}
 	for s, cmd := range p.procs {
 		if !want[s] {
-			_ = cmd.Process.Kill()
+			stopClient(cmd.Process)
 			delete(p.procs, s)
 		}
 	}
@@ -185,7 +185,7 @@ const CloseWait = 500 * time.Millisecond
 func (p *Pusher) Close() {
 	p.mu.Lock()
 	for s, cmd := range p.procs {
-		_ = cmd.Process.Kill()
+		stopClient(cmd.Process)
 		delete(p.procs, s)
 	}
 	p.mu.Unlock()

@@ -2,7 +2,9 @@ package common
 
 import (
 	"context"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/tmaproject/tma/lib/tmux"
 )
@@ -16,16 +18,37 @@ import (
 // for sure (help, version, --follow, a word it does not know to skip) and
 // returns nil then.
 func EarlyList(e *Env, args []string) *tmux.PendingList {
-	t, ok := earlyTarget(args, e.Getenv)
+	t, ok := earlyTarget(args, e.Getenv, false)
 	if !ok {
 		return nil
 	}
 	return tmux.New(tmux.ResolveBin("", e.Getenv), t).StartList(context.Background())
 }
 
-// earlyTarget is the server a scan's words name, resolved as Globals.Tmux
-// resolves it, and whether the words are a one-shot scan it can read.
-func earlyTarget(args []string, getenv func(string) string) (tmux.Target, bool) {
+// EarlyBatch starts the `source-file -` process a hook's write will use,
+// guessed as EarlyList guesses (words before the positionals are allowed
+// here), with timeout bounding it. It starts nothing where a daemon's
+// socket exists: a hook hands its event to a running daemon and spawns no
+// tmux at all.
+func EarlyBatch(e *Env, args []string, timeout time.Duration, daemonSocket func(tmux.Target) string) *tmux.PendingBatch {
+	t, ok := earlyTarget(args, e.Getenv, true)
+	if !ok {
+		return nil
+	}
+	if s := daemonSocket(t); s != "" {
+		if _, err := os.Stat(s); err == nil {
+			return nil
+		}
+	}
+	c := tmux.New(tmux.ResolveBin("", e.Getenv), t)
+	c.Timeout = timeout
+	return c.StartBatch(context.Background())
+}
+
+// earlyTarget is the server the words name, resolved as Globals.Tmux
+// resolves it, and whether it could read the words for sure; positional
+// words (a hook's agent, event, payload) are allowed when positional is set.
+func earlyTarget(args []string, getenv func(string) string, positional bool) (tmux.Target, bool) {
 	var name, path string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -54,8 +77,11 @@ func earlyTarget(args []string, getenv func(string) string) (tmux.Target, bool) 
 			path = a[2:]
 		case a == "--config" || a == "--manifest-dir" || a == "--client" || a == "--pane" || a == "--interval":
 			_, ok = next()
+		case strings.HasPrefix(a, "--clear-attention"):
+			return tmux.Target{}, false // lists first and mostly writes nothing: no batch to start
 		case strings.HasPrefix(a, "--") && !strings.HasPrefix(a, "--follow") && !strings.HasPrefix(a, "--help") && !strings.HasPrefix(a, "--version"):
 			// a flag of its own word (--no-capture, --pane=%3 …)
+		case positional && !strings.HasPrefix(a, "-"):
 		default:
 			return tmux.Target{}, false
 		}

@@ -32,18 +32,41 @@ func TestEarlyTarget(t *testing.T) {
 		{[]string{"stray"}, tmux.Target{}, false},
 		{[]string{"--", "-L", "x"}, tmux.Target{}, false},
 	} {
-		got, ok := earlyTarget(c.args, getenv)
+		got, ok := earlyTarget(c.args, getenv, false)
 		if ok != c.ok || (ok && got != c.want) {
 			t.Errorf("%q: %+v %v, want %+v %v", c.args, got, ok, c.want, c.ok)
 		}
 	}
 	// With no flag, the environment decides, as it does for Globals.Tmux.
 	env["TMUX"] = "/tmp/tmux-1/inside,123,0"
-	if got, _ := earlyTarget(nil, getenv); got != (tmux.Target{SocketPath: "/tmp/tmux-1/inside"}) {
+	if got, _ := earlyTarget(nil, getenv, false); got != (tmux.Target{SocketPath: "/tmp/tmux-1/inside"}) {
 		t.Errorf("inside tmux: %+v", got)
 	}
 	env["TMA_SOCKET_PATH"] = "/tmp/chosen"
-	if got, _ := earlyTarget([]string{"--no-capture"}, getenv); got != (tmux.Target{SocketPath: "/tmp/chosen"}) {
+	if got, _ := earlyTarget([]string{"--no-capture"}, getenv, false); got != (tmux.Target{SocketPath: "/tmp/chosen"}) {
 		t.Errorf("TMA_SOCKET_PATH: %+v", got)
+	}
+}
+
+// A hook's words: the agent, the event and a payload are positionals.
+func TestEarlyTargetPositionals(t *testing.T) {
+	getenv := func(k string) string { return map[string]string{"TMUX": "/tmp/tmux-1/s,1,0"}[k] }
+	for _, c := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"claude", "Stop"}, true},
+		{[]string{"--pane", "%3", "codex", "notify", `{"type":"x"}`}, true},
+		{[]string{"--clear-attention", "%3"}, false},
+		{[]string{"claude", "Stop", "-x"}, false},
+		{[]string{"--help"}, false},
+	} {
+		got, ok := earlyTarget(c.args, getenv, true)
+		if ok != c.ok || (ok && got != (tmux.Target{SocketPath: "/tmp/tmux-1/s"})) {
+			t.Errorf("%q: %+v %v, want ok=%v", c.args, got, ok, c.ok)
+		}
+	}
+	if _, ok := earlyTarget([]string{"claude", "Stop"}, getenv, false); ok {
+		t.Errorf("a scan's words took positionals")
 	}
 }

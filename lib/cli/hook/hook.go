@@ -9,10 +9,12 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/hook"
 	"github.com/tmaproject/tma/lib/hook/apply"
 	"github.com/tmaproject/tma/lib/lane"
 	"github.com/tmaproject/tma/lib/proc"
+	"github.com/tmaproject/tma/lib/tmux"
 )
 
 // HookTimeout bounds each tmux call a hook makes.
@@ -39,6 +41,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var wrote bool // the event's stamp reached tmux
 	start := time.Now()
 	e := common.NewEnv("tma-hook", stdin, stdout, stderr)
+	// The write's tmux client starts now and waits for its lines, so its
+	// start-up runs beside ours (never where a daemon takes the event).
+	early := common.EarlyBatch(e, args, HookTimeout, func(t tmux.Target) string {
+		return daemon.ForEnv(daemon.ServerPath(t, e.Getenv), e.Getenv).Socket
+	})
+	defer early.Abandon()
 	var c cli
 	if _, _, ok := common.Parse(e, &c, "Record one agent hook event in its tmux pane: tma-hook <agent> <event> [payload]; the payload is read from stdin when not given.", args); !ok {
 		return 0
@@ -89,6 +97,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	tc := c.Tmux(e, l.Config)
 	tc.Timeout = HookTimeout
+	tc.Adopt(early)
 	nt := newEventNotify(e, l.Config)
 	ev := hook.Event{Agent: a, Name: c.Event, Payload: hook.ParsePayload(payload), Pane: pane, Explicit: c.Pane != "", NowMS: time.Now().UnixMilli()}
 	if at := ev.Payload.AtMS; at > ev.NowMS-EventSkewMS && at <= ev.NowMS {
