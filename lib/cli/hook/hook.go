@@ -42,10 +42,14 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	start := time.Now()
 	e := common.NewEnv("tma-hook", stdin, stdout, stderr)
 	// The write's tmux client starts now and waits for its lines, so its
-	// start-up runs beside ours (never where a daemon takes the event).
-	early := common.EarlyBatch(e, args, HookTimeout, func(t tmux.Target) string {
-		return daemon.ForEnv(daemon.ServerPath(t, e.Getenv), e.Getenv).Socket
-	})
+	// start-up runs beside ours: only inside a pane (an agent run outside
+	// tmux has nothing to stamp), never where a daemon takes the event.
+	var early *tmux.PendingBatch
+	if e.Getenv("TMUX_PANE") != "" {
+		early = common.EarlyBatch(e, args, HookTimeout, func(t tmux.Target) string {
+			return daemon.ForEnv(daemon.ServerPath(t, e.Getenv), e.Getenv).Socket
+		})
+	}
 	defer early.Abandon()
 	var c cli
 	if _, _, ok := common.Parse(e, &c, "Record one agent hook event in its tmux pane: tma-hook <agent> <event> [payload]; the payload is read from stdin when not given.", args); !ok {
