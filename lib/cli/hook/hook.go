@@ -41,16 +41,6 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var wrote bool // the event's stamp reached tmux
 	start := time.Now()
 	e := common.NewEnv("tma-hook", stdin, stdout, stderr)
-	// The write's tmux client starts now and waits for its lines, so its
-	// start-up runs beside ours: only inside a pane (an agent run outside
-	// tmux has nothing to stamp), never where a daemon takes the event.
-	var early *tmux.PendingBatch
-	if e.Getenv("TMUX_PANE") != "" {
-		early = common.EarlyBatch(e, args, HookTimeout, func(t tmux.Target) string {
-			return daemon.ForEnv(daemon.ServerPath(t, e.Getenv), e.Getenv).Socket
-		})
-	}
-	defer early.Abandon()
 	var c cli
 	if _, _, ok := common.Parse(e, &c, "Record one agent hook event in its tmux pane: tma-hook <agent> <event> [payload]; the payload is read from stdin when not given.", args); !ok {
 		return 0
@@ -99,11 +89,22 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		say("no pane ($TMUX_PANE unset and no --pane): nothing to do")
 		return 0
 	}
+	parsed := hook.ParsePayload(payload)
+	// A mapped event's write: its tmux client starts now and waits for its
+	// lines, so its start-up runs beside the rest of ours. Never for an
+	// event that writes nothing, nor where a daemon takes the event.
+	var early *tmux.PendingBatch
+	if a.MapEvent(c.Event, parsed.Raw) != nil {
+		early = common.EarlyBatch(e, args, HookTimeout, func(t tmux.Target) string {
+			return daemon.ForEnv(daemon.ServerPath(t, e.Getenv), e.Getenv).Socket
+		})
+	}
+	defer early.Abandon()
 	tc := c.Tmux(e, l.Config)
 	tc.Timeout = HookTimeout
 	tc.Adopt(early)
 	nt := newEventNotify(e, l.Config)
-	ev := hook.Event{Agent: a, Name: c.Event, Payload: hook.ParsePayload(payload), Pane: pane, Explicit: c.Pane != "", NowMS: time.Now().UnixMilli()}
+	ev := hook.Event{Agent: a, Name: c.Event, Payload: parsed, Pane: pane, Explicit: c.Pane != "", NowMS: time.Now().UnixMilli()}
 	if at := ev.Payload.AtMS; at > ev.NowMS-EventSkewMS && at <= ev.NowMS {
 		ev.NowMS = at // the event's own time: a later-spawned hook for an earlier event loses
 	}
