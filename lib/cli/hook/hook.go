@@ -41,6 +41,18 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var wrote bool // the event's stamp reached tmux
 	start := time.Now()
 	e := common.NewEnv("tma-hook", stdin, stdout, stderr)
+	// The write's tmux client starts first thing and waits for its lines,
+	// so its start-up (about half of the hook's time) runs beside kong's,
+	// the manifest's and the plan's. Only inside a pane, never where a
+	// daemon takes the event; an event the manifest maps to nothing
+	// leaves it unused, and Abandon gives it an empty batch.
+	var early *tmux.PendingBatch
+	if e.Getenv("TMUX_PANE") != "" {
+		early = common.EarlyBatch(e, args, HookTimeout, func(t tmux.Target) string {
+			return daemon.ForEnv(daemon.ServerPath(t, e.Getenv), e.Getenv).Socket
+		})
+	}
+	defer early.Abandon()
 	var c cli
 	if _, _, ok := common.Parse(e, &c, "Record one agent hook event in its tmux pane: tma-hook <agent> <event> [payload]; the payload is read from stdin when not given.", args); !ok {
 		return 0
@@ -90,16 +102,6 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	parsed := hook.ParsePayload(payload)
-	// A mapped event's write: its tmux client starts now and waits for its
-	// lines, so its start-up runs beside the rest of ours. Never for an
-	// event that writes nothing, nor where a daemon takes the event.
-	var early *tmux.PendingBatch
-	if a.MapEvent(c.Event, parsed.Raw) != nil {
-		early = common.EarlyBatch(e, args, HookTimeout, func(t tmux.Target) string {
-			return daemon.ForEnv(daemon.ServerPath(t, e.Getenv), e.Getenv).Socket
-		})
-	}
-	defer early.Abandon()
 	tc := c.Tmux(e, l.Config)
 	tc.Timeout = HookTimeout
 	tc.Adopt(early)
