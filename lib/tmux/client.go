@@ -143,13 +143,18 @@ func New(bin string, t Target) *Client {
 	return &Client{Bin: bin, Target: t, Timeout: DefaultTimeout}
 }
 
-// Run executes one tmux invocation. stdin may be empty.
-func (c *Client) Run(ctx context.Context, stdin string, args ...string) (string, string, error) {
+// bounded is ctx under the client's Timeout (DefaultTimeout when unset).
+func (c *Client) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	to := c.Timeout
 	if to <= 0 {
 		to = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, to)
+	return context.WithTimeout(ctx, to)
+}
+
+// Run executes one tmux invocation. stdin may be empty.
+func (c *Client) Run(ctx context.Context, stdin string, args ...string) (string, string, error) {
+	ctx, cancel := c.bounded(ctx)
 	defer cancel()
 	if p := c.pre; p != nil && len(args) == 2 && args[0] == "source-file" && args[1] == "-" {
 		c.pre = nil

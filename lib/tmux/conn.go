@@ -64,11 +64,7 @@ func (c *Client) Dial(ctx context.Context, session string) (*Conn, error) {
 	}
 	c.Spawns++
 	k := &Conn{cmd: cmd, in: in, out: out, rd: bufio.NewReaderSize(out, 64<<10)}
-	to := c.Timeout
-	if to <= 0 {
-		to = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, to)
+	ctx, cancel := c.bounded(ctx)
 	defer cancel()
 	if _, _, err := k.Run(ctx, []string{"display-message -p ''"}); err != nil {
 		k.Close()

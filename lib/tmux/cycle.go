@@ -175,11 +175,7 @@ type PendingList struct {
 
 // StartList starts a list call and returns at once.
 func (c *Client) StartList(ctx context.Context) *PendingList {
-	to := c.Timeout
-	if to <= 0 {
-		to = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, to)
+	ctx, cancel := c.bounded(ctx)
 	nonce := fmt.Sprintf("%08x", rand.Uint32())
 	return &PendingList{client: c, nonce: nonce, call: c.spawn(ctx, "", listArgs(nonce)), cancel: cancel}
 }

@@ -21,11 +21,7 @@ type PendingBatch struct {
 
 // StartBatch starts the process; the client's Timeout bounds it from now.
 func (c *Client) StartBatch(ctx context.Context) *PendingBatch {
-	to := c.Timeout
-	if to <= 0 {
-		to = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, to)
+	ctx, cancel := c.bounded(ctx)
 	p := &PendingBatch{client: c, cancel: cancel}
 	k := c.prepare(ctx, "", []string{"source-file", "-"})
 	in, err := k.cmd.StdinPipe()
