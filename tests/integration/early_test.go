@@ -10,9 +10,9 @@ import (
 	"github.com/tmaproject/tma/lib/testkit"
 )
 
-// A one-shot scan starts its list before it has read the config: a config
-// naming another tmux binary still decides, the early call abandoned, and
-// the rows are the same.
+// A one-shot scan starts its list before kong has run, from the words and
+// the config: a config naming another tmux binary is the binary that
+// lists, once, and the rows are the same.
 func TestConfigTmuxBinWinsOverTheEarlyList(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls")
@@ -35,7 +35,7 @@ func TestConfigTmuxBinWinsOverTheEarlyList(t *testing.T) {
 		t.Errorf("tma ls through the configured binary:\n%s", out)
 	}
 	b, _ := os.ReadFile(log)
-	if !strings.Contains(string(b), "list-panes") {
-		t.Errorf("the configured binary never listed: %q", b)
+	if n := strings.Count(string(b), "list-panes"); n != 1 {
+		t.Errorf("the configured binary listed %d times, want 1: %q", n, b)
 	}
 }

@@ -32,18 +32,18 @@ func TestEarlyTarget(t *testing.T) {
 		{[]string{"stray"}, tmux.Target{}, false},
 		{[]string{"--", "-L", "x"}, tmux.Target{}, false},
 	} {
-		got, ok := earlyTarget(c.args, getenv, false)
+		got, _, ok := earlyTarget(c.args, getenv, false)
 		if ok != c.ok || (ok && got != c.want) {
 			t.Errorf("%q: %+v %v, want %+v %v", c.args, got, ok, c.want, c.ok)
 		}
 	}
 	// With no flag, the environment decides, as it does for Globals.Tmux.
 	env["TMUX"] = "/tmp/tmux-1/inside,123,0"
-	if got, _ := earlyTarget(nil, getenv, false); got != (tmux.Target{SocketPath: "/tmp/tmux-1/inside"}) {
+	if got, _, _ := earlyTarget(nil, getenv, false); got != (tmux.Target{SocketPath: "/tmp/tmux-1/inside"}) {
 		t.Errorf("inside tmux: %+v", got)
 	}
 	env["TMA_SOCKET_PATH"] = "/tmp/chosen"
-	if got, _ := earlyTarget([]string{"--no-capture"}, getenv, false); got != (tmux.Target{SocketPath: "/tmp/chosen"}) {
+	if got, _, _ := earlyTarget([]string{"--no-capture"}, getenv, false); got != (tmux.Target{SocketPath: "/tmp/chosen"}) {
 		t.Errorf("TMA_SOCKET_PATH: %+v", got)
 	}
 }
@@ -61,12 +61,22 @@ func TestEarlyTargetPositionals(t *testing.T) {
 		{[]string{"claude", "Stop", "-x"}, false},
 		{[]string{"--help"}, false},
 	} {
-		got, ok := earlyTarget(c.args, getenv, true)
+		got, _, ok := earlyTarget(c.args, getenv, true)
 		if ok != c.ok || (ok && got != (tmux.Target{SocketPath: "/tmp/tmux-1/s"})) {
 			t.Errorf("%q: %+v %v, want ok=%v", c.args, got, ok, c.ok)
 		}
 	}
-	if _, ok := earlyTarget([]string{"claude", "Stop"}, getenv, false); ok {
+	if _, _, ok := earlyTarget([]string{"claude", "Stop"}, getenv, false); ok {
 		t.Errorf("a scan's words took positionals")
+	}
+}
+
+// The --config word is the file the early client reads.
+func TestEarlyTargetConfigWord(t *testing.T) {
+	getenv := func(string) string { return "" }
+	for _, args := range [][]string{{"--config", "/x.toml"}, {"--config=/x.toml", "-L", "s"}} {
+		if _, p, ok := earlyTarget(args, getenv, false); !ok || p != "/x.toml" {
+			t.Errorf("%q: config %q ok %v", args, p, ok)
+		}
 	}
 }
