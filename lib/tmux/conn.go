@@ -43,9 +43,9 @@ func (c *Client) Dial(ctx context.Context, session string) (*Conn, error) {
 	if bin == "" {
 		bin = "tmux"
 	}
-	args := append(append([]string{"-u"}, c.Target.Args()...), "-C", "attach-session", "-f", "ignore-size,no-output", "-t", session)
+	args := append(append([]string{"-u"}, c.Target.Args()...), "-C", "attach-session", "-E", "-f", "ignore-size,no-output", "-t", session)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "TMUX=")
+	cmd.Env = controlEnv()
 	dieWithParent(cmd)         // SIGTERM: see there why never SIGKILL
 	in, err := cmd.StdinPipe() // held open: a control client exits on EOF
 	if err != nil {

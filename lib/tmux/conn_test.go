@@ -276,3 +276,35 @@ func TestPendingBatch(t *testing.T) {
 		t.Errorf("no server: %v", err)
 	}
 }
+
+// A follower's control clients leave the session's environment alone: no
+// update-environment on their attach (-E), and only what tmux needs to
+// find the socket in theirs.
+func TestControlClientsLeaveTheSessionEnvironment(t *testing.T) {
+	s := testkit.NewServer(t)
+	ctx := context.Background()
+	s.MustRun("set", "-g", "update-environment", "TMA_ENV_PROBE")
+	s.MustRun("set-environment", "-t", "s", "TMA_ENV_PROBE", "the user's")
+	t.Setenv("TMA_ENV_PROBE", "a follower's")
+	c := New(s.Bin, Target{SocketName: s.Name})
+	sid := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{session_id}"))
+	if !c.KeepConn(ctx, []string{sid}) {
+		t.Fatal("no control connection")
+	}
+	defer c.CloseConn()
+	p := c.NewPusher()
+	defer p.Close()
+	if n := p.Sync([]string{sid}); n != 1 {
+		t.Fatalf("Sync watched %d sessions", n)
+	}
+	s.WaitFor(func() bool {
+		out, _ := s.Run("list-clients", "-F", "#{client_control_mode}")
+		return strings.Count(out, "1") >= 1
+	}, "the control clients attached")
+	if _, err := c.List(ctx); err != nil { // a call through the connection
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(s.MustRun("show-environment", "-t", "s", "TMA_ENV_PROBE")); got != "TMA_ENV_PROBE=the user's" {
+		t.Errorf("the session's environment after the attaches: %q", got)
+	}
+}

@@ -88,9 +88,9 @@ func (p *Pusher) attach(session string) error {
 	if bin == "" {
 		bin = "tmux"
 	}
-	args := append(append([]string{"-u"}, p.client.Target.Args()...), "-C", "attach-session", "-f", "ignore-size,read-only", "-t", session)
+	args := append(append([]string{"-u"}, p.client.Target.Args()...), "-C", "attach-session", "-E", "-f", "ignore-size,read-only", "-t", session)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "TMUX=")
+	cmd.Env = controlEnv()
 	dieWithParent(cmd)
 	stdin, err := cmd.StdinPipe() // held open: a control client exits on EOF
 	if err != nil {
@@ -133,6 +133,25 @@ func (p *Pusher) attach(session string) error {
 		p.push() // the watched set changed: let the next cycle re-sync
 	}()
 	return nil
+}
+
+// controlEnv is the environment a control client starts with: what tmux
+// needs to find the socket, nothing else. Together with attach -E (the
+// session's update-environment is not applied) it keeps a follower's own
+// environment (a daemon's, started from some old shell) out of the user's
+// sessions, and it keeps the client's identify small: tmux sends every
+// variable as a message of its own, and a control client whose identify
+// the server is still reading when another client's detach is announced
+// crashes the server (control_write on a NULL control_state, 3.3a offset
+// 0x3da13; see architecture.md).
+func controlEnv() []string {
+	env := []string{"TMUX="}
+	for _, k := range []string{"TMUX_TMPDIR", "HOME"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 // pushes reports whether a control-mode line is news a cycle should see.
