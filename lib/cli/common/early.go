@@ -14,9 +14,9 @@ import (
 // and the config, before kong has run: the scan's start-up then overlaps
 // tmux's answer instead of preceding it. It resolves the server as
 // Globals.Tmux will and the binary as the config says; a scan that ends up
-// with another binary or server after all abandons the call. It starts nothing for a form it cannot read
-// for sure (help, version, --follow, a word it does not know to skip) and
-// returns nil then.
+// with another binary or server after all abandons the call. It starts
+// nothing (and returns nil) for a form it cannot read for sure: help,
+// version, --follow, a word it does not know to skip.
 func EarlyList(e *Env, args []string) *tmux.PendingList {
 	c := earlyClient(e, args, false)
 	if c == nil {
