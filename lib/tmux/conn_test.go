@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -307,4 +308,49 @@ func TestControlClientsLeaveTheSessionEnvironment(t *testing.T) {
 	if got := strings.TrimSpace(s.MustRun("show-environment", "-t", "s", "TMA_ENV_PROBE")); got != "TMA_ENV_PROBE=the user's" {
 		t.Errorf("the session's environment after the attaches: %q", got)
 	}
+}
+
+// Control clients are ended with SIGTERM, never SIGKILL (see
+// dieWithParent): a wrapper standing in for tmux says which signal it got.
+func TestControlClientsEndWithSIGTERM(t *testing.T) {
+	s := testkit.NewServer(t)
+	ctx := context.Background()
+	real, err := exec.LookPath(s.Bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "signals")
+	wrapper := filepath.Join(dir, "tmux")
+	// A background job's stdin is /dev/null unless it comes through
+	// another descriptor, and a control client ends on its stdin's EOF.
+	script := "#!/bin/sh\nexec 3<&0\n" + real + " \"$@\" <&3 3<&- &\nchild=$!\nexec 3<&-\n" +
+		"trap 'echo TERM >> " + log + "; kill -TERM $child; wait $child; exit 0' TERM\n" +
+		"wait $child\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := New(wrapper, Target{SocketName: s.Name})
+	sid := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{session_id}"))
+	if !c.KeepConn(ctx, []string{sid}) {
+		t.Fatal("no control connection through the wrapper")
+	}
+	p := c.NewPusher()
+	if n := p.Sync([]string{sid}); n != 1 {
+		t.Fatalf("Sync watched %d sessions", n)
+	}
+	s.WaitFor(func() bool {
+		out, _ := s.Run("list-clients", "-F", "#{client_control_mode}")
+		return strings.Count(out, "1") == 2
+	}, "both control clients attached")
+	c.CloseConn()
+	p.Close()
+	s.WaitFor(func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Count(string(b), "TERM") == 2
+	}, "both wrappers told of a SIGTERM")
+	s.WaitFor(func() bool {
+		out, _ := s.Run("list-clients", "-F", "#{client_control_mode}")
+		return !strings.Contains(out, "1")
+	}, "no control client left")
 }
