@@ -106,11 +106,16 @@ func (p *Pusher) attach(session string) error {
 	p.client.Spawns++
 	p.procs[session] = cmd
 	p.live.Add(1)
+	ready := make(chan struct{})
+	var once sync.Once
+	isReady := func() { once.Do(func() { close(ready) }) }
 	go func() {
 		defer p.live.Done()
+		defer isReady()
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
+			isReady()
 			line := sc.Text()
 			if !pushes(line) {
 				continue
@@ -132,8 +137,20 @@ func (p *Pusher) attach(session string) error {
 		p.mu.Unlock()
 		p.push() // the watched set changed: let the next cycle re-sync
 	}()
+	// One control client identifying at a time: tmux crashes when it
+	// announces an attach (this client's, say) to a control client whose
+	// identify it has not finished reading (see controlEnv). The client's
+	// first line comes after its identify; the next attach waits for it.
+	select {
+	case <-ready:
+	case <-time.After(ReadyWait):
+	}
 	return nil
 }
+
+// ReadyWait bounds how long an attach waits for its control client's first
+// line before the next one starts.
+const ReadyWait = time.Second
 
 // controlEnv is the environment a control client starts with: what tmux
 // needs to find the socket, nothing else. Together with attach -E (the
