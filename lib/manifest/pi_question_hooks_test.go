@@ -1,10 +1,7 @@
 package manifest
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -20,22 +17,8 @@ func TestPiQuestionnaireHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := s.Get("pi")
-	f, err := os.Open(filepath.Join(fixturesRoot, "pi", "hooks", "input.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	starts, ends := 0, 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<22)
-	for sc.Scan() {
-		var ln struct {
-			Event   string          `json:"event"`
-			Payload json.RawMessage `json:"payload"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &ln); err != nil {
-			t.Fatalf("input.jsonl: %v", err)
-		}
+	for _, ln := range recordedEvents(t, "pi", "input.jsonl") {
 		var p struct {
 			Tool string `json:"toolName"`
 		}
@@ -60,9 +43,6 @@ func TestPiQuestionnaireHooks(t *testing.T) {
 				t.Errorf("questionnaire's %s mapped to %+v, want working", ln.Event, m)
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	// The scenario asks twice: answered once, cancelled once.
 	if starts != 2 || ends != 2 {

@@ -1,10 +1,7 @@
 package manifest
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,21 +25,8 @@ func TestRecordedQuestionHooks(t *testing.T) {
 		{"gemini", "ask_user", []string{"BeforeTool", "Notification"}},
 	} {
 		a := s.Get(tc.agent)
-		f, err := os.Open(filepath.Join(fixturesRoot, tc.agent, "hooks", "scenario.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
 		questions, permissions := 0, 0
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<22)
-		for sc.Scan() {
-			var ln struct {
-				Event   string          `json:"event"`
-				Payload json.RawMessage `json:"payload"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &ln); err != nil || ln.Event == "" {
-				continue
-			}
+		for _, ln := range recordedEvents(t, tc.agent, "scenario.jsonl") {
 			m := a.MapEvent(ln.Event, string(ln.Payload))
 			var p struct {
 				Tool    string `json:"tool_name"`
@@ -68,7 +52,6 @@ func TestRecordedQuestionHooks(t *testing.T) {
 				}
 			}
 		}
-		f.Close()
 		if questions == 0 || permissions == 0 {
 			t.Errorf("%s: %d question events and %d permission events recorded, want some of each", tc.agent, questions, permissions)
 		}
