@@ -124,19 +124,11 @@ type Client struct {
 	// Spawns counts tmux processes started; the benchmarks and the
 	// constant-spawn tests read it.
 	Spawns    int
-	conn      *Conn // when alive, Run goes through it (see UseConn)
+	conn      *Conn // when alive, Run goes through it (see KeepConn)
 	connTried time.Time
 	serverPID int           // ServerPID's answer, once known
 	pre       *PendingBatch // adopted: the next source-file - call goes to it
 }
-
-// UseConn routes this client's calls through a control connection while it
-// stays alive; a call whose connection fails is made again as a process,
-// so a lost connection costs a spawn, never a tick.
-func (c *Client) UseConn(k *Conn) { c.conn = k }
-
-// Conn is the control connection calls go through, nil or dead when none.
-func (c *Client) Conn() *Conn { return c.conn }
 
 // New returns a client for the target, with the default timeout.
 func New(bin string, t Target) *Client {

@@ -107,7 +107,7 @@ func TestConnAgreesWithSpawn(t *testing.T) {
 	if _, _, err := viaConn.Run(ctx, "", "capture-pane", "-p", "-t", "%999"); !errors.Is(err, ErrPaneGone) {
 		t.Errorf("a missing pane through the connection: %v, want ErrPaneGone", err)
 	}
-	if !viaConn.Conn().Alive() {
+	if !viaConn.conn.Alive() {
 		t.Errorf("a failed command closed the connection")
 	}
 }
@@ -133,7 +133,7 @@ func TestConnLostFallsBackToSpawn(t *testing.T) {
 	if len(snap.Panes) != 1 {
 		t.Errorf("%d panes listed, want 1", len(snap.Panes))
 	}
-	if c.Conn().Alive() {
+	if c.conn.Alive() {
 		t.Errorf("the connection outlived its session")
 	}
 	if c.Spawns != before+1 {
@@ -170,7 +170,7 @@ func TestConnTimeout(t *testing.T) {
 	if d := time.Since(t0); d > 2*time.Second {
 		t.Errorf("the call took %s", d)
 	}
-	if c.Conn().Alive() {
+	if c.conn.Alive() {
 		t.Errorf("a timed-out connection stays in use")
 	}
 }
