@@ -150,3 +150,44 @@ func TestUserRegexCheckedAtParse(t *testing.T) {
 		t.Errorf("problems = %v", heard)
 	}
 }
+
+// Claims is Identifies for names that are no runtime's: the walk may stop
+// below such a process. A runtime is never claimed (its title decides), nor
+// a disabled agent's name, and a config's extra name is.
+func TestClaims(t *testing.T) {
+	s, _ := Load(LoadOptions{})
+	for _, c := range []struct {
+		names []string
+		want  bool
+	}{
+		{[]string{"claude"}, true},
+		{[]string{"node", "codex"}, true},
+		{[]string{"node"}, false},
+		{[]string{"bash"}, false},
+		{[]string{"codex-wrapper"}, false},
+		{nil, false},
+	} {
+		if got := s.Claims(c.names); got != c.want {
+			t.Errorf("Claims(%q) = %v, want %v", c.names, got, c.want)
+		}
+		for _, n := range c.names {
+			for _, a := range s.All() {
+				if a.Identifies(n, "") && !IsRuntime(n) && !s.Claims([]string{n}) {
+					t.Errorf("%s identifies %q whatever the title, and Claims does not", a.Name, n)
+				}
+			}
+		}
+	}
+	s.Override("codex", true, []string{"codex-wrapper"})
+	if !s.Claims([]string{"codex-wrapper"}) {
+		t.Error("an extra process name is not claimed")
+	}
+	s.Override("codex", false, nil)
+	if s.Claims([]string{"codex"}) {
+		t.Error("a disabled agent's name is claimed")
+	}
+	var none *Set
+	if none.Claims([]string{"claude"}) {
+		t.Error("a nil set claims")
+	}
+}

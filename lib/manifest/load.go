@@ -223,6 +223,27 @@ func (s *Set) Problems() []Problem {
 // extraProcessNames are added to its identity match. An unknown name is ignored.
 // Disabled reports whether [[agent]] enabled = false turned name off: a pane
 // its hooks registered is then no agent's either.
+// Claims reports whether one of names (a process's, as proc.Table.Names
+// gives them) is some agent's process name that is not a runtime's: a
+// process scan identifies as that agent whatever the pane's title says
+// (Agent.Identifies). It is the walk's proc.Stop.
+func (s *Set) Claims(names []string) bool {
+	if s == nil {
+		return false
+	}
+	for _, n := range names {
+		if IsRuntime(n) {
+			continue
+		}
+		for _, a := range s.All() {
+			if a.MatchesProcess(n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (s *Set) Disabled(name string) bool {
 	if s == nil {
 		return false

@@ -29,7 +29,17 @@ type Table struct {
 	procs    map[int]*Proc
 	children map[int][]int
 	root     string // "/proc", or "" when built from ps
+	stop     Stop   // the walk's, kept for Extend
 }
+
+// Stop reports whether a walk may leave a process's descendants unread,
+// given the names Table.Names gives for it. A scan stops at a process a
+// manifest claims by name alone: the pane's agent is the claimed process
+// nearest the pane's shell, so nothing below a claimed process can be the
+// answer, and an agent's own children (its threads' children included: a
+// read per thread) are the dearest part of a walk. A stopped process's
+// children are then absent from the table, so Tree counts fewer processes.
+type Stop func(names []string) bool
 
 // Names returns the names a manifest may match for p: the comm and the
 // basename of argv[0] (node apps that set process.title change the latter).
@@ -103,17 +113,24 @@ func Walk(ctx context.Context) (*Table, error) {
 // (CONFIG_PROC_CHILDREN unset) gets the whole /proc walk, and a host with
 // no /proc one `ps` run.
 func WalkTrees(ctx context.Context, roots []int) (*Table, error) {
+	return WalkTreesUntil(ctx, roots, nil)
+}
+
+// WalkTreesUntil is WalkTrees leaving the descendants of a process stop
+// claims unread, where the trees are read by children (the whole walk and
+// ps read everything anyway).
+func WalkTreesUntil(ctx context.Context, roots []int, stop Stop) (*Table, error) {
 	if !hasProc() {
 		return walkPS(ctx)
 	}
-	return treesAt("/proc", roots)
+	return treesAt("/proc", roots, stop)
 }
 
-func treesAt(root string, roots []int) (*Table, error) {
+func treesAt(root string, roots []int, stop Stop) (*Table, error) {
 	if !hasChildren(root) {
 		return walkProc(root)
 	}
-	return walkTrees(root, roots), nil
+	return walkTrees(root, roots, stop), nil
 }
 
 func hasProc() bool {
@@ -148,8 +165,8 @@ type treeWalk struct {
 // listing of a host's processes).
 const threadReadsFloor = 256
 
-func walkTrees(root string, roots []int) *Table {
-	w := &treeWalk{t: &Table{procs: map[int]*Proc{}, children: map[int][]int{}, root: root}, buf: make([]byte, 4096)}
+func walkTrees(root string, roots []int, stop Stop) *Table {
+	w := &treeWalk{t: &Table{procs: map[int]*Proc{}, children: map[int][]int{}, root: root, stop: stop}, buf: make([]byte, 4096)}
 	queue := append([]int(nil), roots...)
 	for {
 		w.drain(queue)
@@ -188,6 +205,9 @@ func (w *treeWalk) drain(queue []int) {
 			continue
 		}
 		w.t.procs[pid] = p
+		if w.t.stop != nil && !Shells[p.Comm] && w.t.stop(w.t.Names(p)) {
+			continue
+		}
 		queue = w.children(dir+"/task/"+strconv.Itoa(pid)+"/children", queue)
 		if p.threads > 1 {
 			w.threaded = append(w.threaded, p)
@@ -490,11 +510,15 @@ func Ancestors(pid int) []*Proc {
 // panes the list will name: a scan runs it while tmux answers. It returns
 // nil where trees cannot be read by children (no /proc, no children files),
 // which leaves the caller to walk after its list.
-func WalkServer(pid int) *Table {
+func WalkServer(pid int) *Table { return WalkServerUntil(pid, nil) }
+
+// WalkServerUntil is WalkServer leaving the descendants of a process stop
+// claims unread (see Stop).
+func WalkServerUntil(pid int, stop Stop) *Table {
 	if pid <= 0 || !hasProc() || !hasChildren("/proc") {
 		return nil
 	}
-	t := walkTrees("/proc", []int{pid})
+	t := walkTrees("/proc", []int{pid}, stop)
 	for _, p := range t.procs {
 		t.Names(p)
 	}
@@ -513,7 +537,7 @@ func (t *Table) Extend(roots []int) {
 	if len(missing) == 0 {
 		return
 	}
-	more := walkTrees(t.root, missing)
+	more := walkTrees(t.root, missing, t.stop)
 	for pid, p := range more.procs {
 		if t.procs[pid] == nil {
 			t.procs[pid] = p

@@ -220,7 +220,7 @@ func TestTreesAt(t *testing.T) {
 			f.add(t, 15, 14, "claude", 1)
 			f.add(t, 12, 1, "zsh", 1)
 			f.add(t, 13, 1, "stranger", 1)
-			tb, err := treesAt(f.dir, []int{10, 12, 99})
+			tb, err := treesAt(f.dir, []int{10, 12, 99}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,7 +258,7 @@ func TestTreesAtManyChildren(t *testing.T) {
 	for _, k := range kids {
 		f.add(t, k, 10, "cc", 1)
 	}
-	tb, err := treesAt(f.dir, []int{10})
+	tb, err := treesAt(f.dir, []int{10}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestTreesAtThreadsOrWhole(t *testing.T) {
 			for i := 0; i < strangers; i++ {
 				f.add(t, 5000+i, 1, "stranger", 1)
 			}
-			tb, err := treesAt(f.dir, []int{10})
+			tb, err := treesAt(f.dir, []int{10}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -359,4 +359,54 @@ func pids(ps []*Proc) []string {
 		out = append(out, fmt.Sprintf("%d<%d", p.PID, p.PPID))
 	}
 	return out
+}
+
+// A walk stops below a process stop claims: its descendants are not read,
+// every other tree is read whole, and the claimed process is nearest the
+// shell in its tree as it was. A process stop does not claim (npm exec,
+// node) is descended through.
+func TestTreesAtStops(t *testing.T) {
+	f := newFake(t, true)
+	// 10 bash → 11 npm exec → 14 node → 15 claude (4 threads; thread 17
+	// forked 16) → 16 mcp-server; 20 zsh → 21 make → 22 cc.
+	f.add(t, 10, 1, "bash", 1, map[int][]int{10: {11}})
+	f.add(t, 11, 10, "npm exec", 1, map[int][]int{11: {14}})
+	f.add(t, 14, 11, "node", 1, map[int][]int{14: {15}})
+	f.add(t, 15, 14, "claude", 4, map[int][]int{17: {16}})
+	f.add(t, 16, 15, "mcp-server", 1)
+	f.add(t, 20, 1, "zsh", 1, map[int][]int{20: {21}})
+	f.add(t, 21, 20, "make", 1, map[int][]int{21: {22}})
+	f.add(t, 22, 21, "cc", 1)
+	var asked []string
+	stop := func(names []string) bool {
+		asked = append(asked, names[0])
+		return names[0] == "claude"
+	}
+	tb, err := treesAt(f.dir, []int{10, 20}, stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := comms(tb.Tree(10)); got != "bash npm exec node claude" {
+		t.Errorf("tree of 10 = %q, want it to end at claude", got)
+	}
+	if tb.Get(16) != nil {
+		t.Errorf("the claimed process's child was read")
+	}
+	if got := comms(tb.Tree(20)); got != "zsh make cc" {
+		t.Errorf("tree of 20 = %q", got)
+	}
+	// Shells are never asked: they are never an agent.
+	for _, n := range asked {
+		if Shells[n] {
+			t.Errorf("stop was asked about the shell %q", n)
+		}
+	}
+	// Extend stops where the walk stopped.
+	f.add(t, 30, 1, "sh", 1, map[int][]int{30: {31}})
+	f.add(t, 31, 30, "claude", 1, map[int][]int{31: {32}})
+	f.add(t, 32, 31, "tool", 1)
+	tb.Extend([]int{30})
+	if got := comms(tb.Tree(30)); got != "sh claude" {
+		t.Errorf("extended tree of 30 = %q", got)
+	}
 }

@@ -62,7 +62,7 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 	if o.Pane == "" && o.Getenv != nil {
 		if spid := c.ServerPID(o.Getenv); spid > 0 {
 			early = make(chan *proc.Table, 1)
-			go func() { early <- proc.WalkServer(spid) }()
+			go func() { early <- proc.WalkServerUntil(spid, stopAt(o.Manifests)) }()
 		}
 	}
 	var snap *tmux.Snapshot
@@ -96,7 +96,7 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 	if procs != nil {
 		procs.Extend(roots(snap.Panes, o.Pane))
 	} else {
-		procs, perr = proc.WalkTrees(ctx, roots(snap.Panes, o.Pane))
+		procs, perr = proc.WalkTreesUntil(ctx, roots(snap.Panes, o.Pane), stopAt(o.Manifests))
 	}
 	tm.Walk = time.Since(t1)
 	res := &Result{Cycle: cyc}
@@ -139,6 +139,15 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 	}
 	sort.SliceStable(res.Panes, func(i, j int) bool { return paneNum(res.Panes[i].Pane) < paneNum(res.Panes[j].Pane) })
 	return res, nil
+}
+
+// stopAt is where the walk may stop descending: below a process a manifest
+// claims by name, which identify would take before anything under it.
+func stopAt(ms *manifest.Set) proc.Stop {
+	if ms == nil {
+		return nil
+	}
+	return ms.Claims
 }
 
 // roots are the pane processes whose trees the cycle reads: every live

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tmaproject/tma/lib/tmux/listcall"
 )
 
 // DefaultTimeout bounds every tmux call: a wedged server degrades to a stale
@@ -27,15 +29,7 @@ type Target struct {
 }
 
 // Args returns the tmux flags that select the server.
-func (t Target) Args() []string {
-	switch {
-	case t.SocketPath != "":
-		return []string{"-S", t.SocketPath}
-	case t.SocketName != "":
-		return []string{"-L", t.SocketName}
-	}
-	return nil
-}
+func (t Target) Args() []string { return listcall.SocketArgs(t.SocketName, t.SocketPath) }
 
 // String describes the server for error messages.
 func (t Target) String() string {
@@ -51,21 +45,8 @@ func (t Target) String() string {
 // ResolveTarget applies the documented precedence: a flag wins, then
 // TMA_SOCKET_PATH, then $TMUX (the server we are inside), then tmux's default.
 func ResolveTarget(flagName, flagPath string, getenv func(string) string) Target {
-	if flagPath != "" {
-		return Target{SocketPath: flagPath}
-	}
-	if flagName != "" {
-		return Target{SocketName: flagName}
-	}
-	if p := getenv("TMA_SOCKET_PATH"); p != "" {
-		return Target{SocketPath: p}
-	}
-	if t := getenv("TMUX"); t != "" {
-		if i := strings.IndexByte(t, ','); i > 0 {
-			return Target{SocketPath: t[:i]}
-		}
-	}
-	return Target{}
+	name, path := listcall.Socket(flagName, flagPath, getenv)
+	return Target{SocketName: name, SocketPath: path}
 }
 
 // ResolveBin applies TMA_TMUX_BIN > [tmux] bin > "tmux".
@@ -192,7 +173,7 @@ func (c *Client) prepare(ctx context.Context, stdin string, args []string) *call
 	// without PAM, LANG unset) to want its output escaped, and prints the
 	// list's \x1f separator and every non-ASCII title as "_". tma's
 	// clients never draw a terminal, so they always say UTF-8.
-	argv := append(append([]string{"-u"}, c.Target.Args()...), args...)
+	argv := listcall.Argv(c.Target.Args(), args)
 	k := &call{c: c, ctx: ctx, cmd: exec.CommandContext(ctx, bin, argv...)}
 	if stdin != "" {
 		k.cmd.Stdin = strings.NewReader(stdin)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/testkit"
+	"github.com/tmaproject/tma/lib/tmux/listcall"
 )
 
 // A pane whose screen prints lines shaped like control-mode guards, and
@@ -229,6 +230,52 @@ func TestPendingList(t *testing.T) {
 	gone := New(s.Bin, Target{SocketPath: filepath.Join(t.TempDir(), "none")})
 	if _, err := gone.StartList(ctx).Wait(gone); !errors.Is(err, ErrNoServer) {
 		t.Errorf("no server: %v", err)
+	}
+}
+
+// The call prelist starts (listcall.Prestart) is taken over by the client
+// that would make it, and reads what List reads; one for another server is
+// ended, and the client spawns its own.
+func TestPrestartedListIsTakenOver(t *testing.T) {
+	s := testkit.NewServer(t)
+	ctx := context.Background()
+	c := New(s.Bin, Target{SocketName: s.Name})
+	want, err := c.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"TMA_TMUX_BIN": s.Bin, "HOME": t.TempDir(), "PATH": os.Getenv("PATH")}
+	getenv := func(k string) string { return env[k] }
+	defer func() { listcall.Pending = nil }()
+
+	listcall.Pending = listcall.Prestart([]string{"-L", s.Name}, getenv)
+	if listcall.Pending == nil {
+		t.Fatal("Prestart started nothing")
+	}
+	p := New(s.Bin, c.Target).StartList(ctx)
+	if p.pre == nil || listcall.Pending != nil {
+		t.Fatal("StartList did not take the prestarted call")
+	}
+	before := c.Spawns
+	got, err := p.Wait(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Spawns != before+1 {
+		t.Errorf("the taken call counted %d spawns, want 1", c.Spawns-before)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("prestarted list:\n%+v\nList:\n%+v", got, want)
+	}
+
+	// A guess for another server: ended, and this client spawns its own.
+	listcall.Pending = listcall.Prestart([]string{"-L", s.Name + "-elsewhere"}, getenv)
+	q := New(s.Bin, c.Target).StartList(ctx)
+	if q.pre != nil || listcall.Pending != nil {
+		t.Fatal("a prestarted call for another server was taken")
+	}
+	if got, err := q.Wait(c); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("the client's own call after a wrong guess: %v", err)
 	}
 }
 

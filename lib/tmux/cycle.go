@@ -6,114 +6,30 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/tmaproject/tma/lib/tmux/listcall"
 )
 
-// OptionNames are the pane options the cycle reads in its one list-panes:
-// the whole @agent_* set and tma's internal anchors.
-var OptionNames = []string{
-	"@agent_name", "@agent_pid", "@agent_state", "@agent_detail", "@agent_source",
-	"@agent_evidence_at", "@agent_since", "@agent_stamped_at", "@agent_hash",
-	"@agent_attention", "@agent_notified_at", "@agent_turn_at", "@agent_session",
-	"@agent_subagents", "@agent_context_pct", "@agent_context_at", "@agent_tokens",
-	"@agent_tokens_at", "@agent_context_notified_at", "@agent_stall_notified_at",
-	"@agent_quota_pct", "@agent_quota_window", "@agent_quota_resets_at", "@agent_quota_at",
-	"@agent_cost_usd", "@agent_model", "@agent_permission_request", "@agent_question_request",
-	"@agent_pending_tool", "@agent_pending_call", "@agent_pending_summary",
-	"@agent_api_endpoint", "@agent_transcript", "@agent_act_repeat", "@agent_action",
-	"@agent_mute_until", "@agent_ignore",
-	"@tma_watch_pid", "@tma_title_match_pid", "@tma_reg_dead_since", "@tma_idle_since",
-	"@tma_unblock_seen", "@tma_unexplained", "@tma_unexplained_at", "@tma_demoted",
-}
+// The list's fields and options are listcall's: the call prelist starts
+// before tma-scan's packages are initialized is built from the same words.
+var (
+	// OptionNames are the pane options the cycle reads in its one list-panes:
+	// the whole @agent_* set and tma's internal anchors.
+	OptionNames = listcall.OptionNames
+	// StandaloneOptions may stand on a pane without @agent_name (see listcall).
+	StandaloneOptions = listcall.StandaloneOptions
 
-// StandaloneOptions may stand on a pane without @agent_name: the user's
-// @agent_ignore, what outlives an agent (a pending action's lock, a mute, a
-// watcher's pid), a state another tool wrote, and the name itself. Every
-// other option is only ever written in a tuple that carries @agent_name, so
-// the list reads those only where @agent_name is set: a plain shell pane
-// costs tmux 7 option lookups instead of 42, and a tmux option lookup walks
-// every option tree of the pane's scope, about as dear as a pane field.
-var StandaloneOptions = []string{"@agent_name", "@agent_state", "@agent_stamped_at",
-	"@agent_ignore", "@agent_mute_until", "@agent_action", "@tma_watch_pid"}
+	listed, bound = listcall.Listed, listcall.Bound
+	paneFields    = listcall.PaneFields
+	windowFields  = listcall.WindowFields
+	serverFields  = listcall.ServerFields
+)
 
-// listed is OptionNames in the order the list prints them: the standalone
-// ones, then the ones behind @agent_name.
-var listed, bound = func() ([]string, []string) {
-	alone := map[string]bool{}
-	for _, o := range StandaloneOptions {
-		alone[o] = true
-	}
-	var b []string
-	for _, o := range OptionNames {
-		if !alone[o] {
-			b = append(b, o)
-		}
-	}
-	return append(append([]string(nil), StandaloneOptions...), b...), b
-}()
-
-const sep = "\x1f"
-
-// The cycle's list is four commands in one tmux call: the server, every
-// window, every client, every pane. tmux expands each #{…} of a format per
-// line it prints, at about the cost of a pane field each (measured: 2–3 µs
-// of server time per pane and field at 40 panes), so what is the same for
-// every pane of a window or of the server is asked once per window or once
-// in all, not once per pane.
-//
-// Panes come last, and the title is the last field of a pane line, so a
-// title's newlines can only continue a pane line; every line starts with a
-// prefix holding a per-call nonce, so no title can forge a line.
-
-// paneFields are read for every pane.
-var paneFields = []string{
-	"pane_id", "window_id", "pane_index", "pane_pid", "pane_current_command",
-	"pane_current_path", "pane_width", "pane_height", "alternate_on", "pane_in_mode",
-	"scroll_position", "pane_active", "pane_dead",
-}
-
-// windowFields are read once per window: the window's and its session's.
-var windowFields = []string{
-	"window_id", "session_name", "session_id", "window_index", "window_activity",
-	"window_active", "@agent_summary", "@agent_session_summary",
-}
-
-// serverFields are read once.
-var serverFields = []string{"socket_path", "version", "@tma_last_poll", "@tma_status_at"}
+const sep = listcall.Sep
 
 // PaneFormat is the list-panes -F format of a cycle: the pane fields, the
 // options (see StandaloneOptions), the title last.
-func PaneFormat() string { return paneFormat("TMAP") }
-
-func paneFormat(prefix string) string {
-	var b strings.Builder
-	b.WriteString(prefix)
-	for _, f := range paneFields {
-		b.WriteString(sep + "#{" + f + "}")
-	}
-	for _, o := range StandaloneOptions {
-		b.WriteString(sep + "#{" + o + "}")
-	}
-	// Behind @agent_name: its options, or as many empty fields. Each field
-	// brings its separator, so both branches print the same count.
-	b.WriteString("#{?@agent_name,")
-	for _, o := range bound {
-		b.WriteString(sep + "#{" + o + "}")
-	}
-	b.WriteString("," + strings.Repeat(sep, len(bound)) + "}")
-	b.WriteString(sep + "#{pane_title}")
-	return b.String()
-}
-
-func fieldsFormat(prefix string, fields []string) string {
-	var b strings.Builder
-	b.WriteString(prefix)
-	for _, f := range fields {
-		b.WriteString(sep + "#{" + f + "}")
-	}
-	return b.String()
-}
-
-var clientFields = []string{"client_name", "pane_id", "session_name", "client_activity", "client_control_mode"}
+func PaneFormat() string { return listcall.PaneFormat("TMAP") }
 
 // PaneInfo is one pane as list-panes reports it.
 type PaneInfo struct {
@@ -153,8 +69,8 @@ type Snapshot struct {
 // List reads every pane on the server, every @agent_* option and the clients,
 // in one tmux invocation.
 func (c *Client) List(ctx context.Context) (*Snapshot, error) {
-	nonce := fmt.Sprintf("%08x", rand.Uint32())
-	out, _, err := c.Run(ctx, "", listArgs(nonce)...)
+	nonce := listcall.Nonce()
+	out, _, err := c.Run(ctx, "", listcall.Args(nonce)...)
 	if err != nil {
 		return nil, err
 	}
@@ -169,15 +85,27 @@ type PendingList struct {
 	client *Client
 	nonce  string
 	call   *call
+	pre    *listcall.Proc // the call prelist started, taken over
+	ctx    context.Context
 	cancel context.CancelFunc
 	taken  bool
 }
 
-// StartList starts a list call and returns at once.
+// StartList starts a list call and returns at once. Where prelist started
+// this very call while the program was still initializing, it takes that
+// one over instead of spawning.
 func (c *Client) StartList(ctx context.Context) *PendingList {
 	ctx, cancel := c.bounded(ctx)
-	nonce := fmt.Sprintf("%08x", rand.Uint32())
-	return &PendingList{client: c, nonce: nonce, call: c.spawn(ctx, "", listArgs(nonce)), cancel: cancel}
+	bin := c.Bin
+	if bin == "" {
+		bin = "tmux"
+	}
+	if p := listcall.Take(bin, c.Target.Args()); p != nil {
+		c.Spawns++
+		return &PendingList{client: c, nonce: p.Nonce, pre: p, ctx: ctx, cancel: cancel}
+	}
+	nonce := listcall.Nonce()
+	return &PendingList{client: c, nonce: nonce, call: c.spawn(ctx, "", listcall.Args(nonce)), ctx: ctx, cancel: cancel}
 }
 
 // For reports whether the call lists what c would: the same binary and
@@ -192,6 +120,13 @@ func (p *PendingList) Wait(c *Client) (*Snapshot, error) {
 	p.taken = true
 	defer p.cancel()
 	c.Spawns += p.client.Spawns
+	if p.pre != nil {
+		out, errs, err := p.pre.Wait(p.ctx, KillWait)
+		if err != nil {
+			return nil, c.classify(p.ctx, err, errs)
+		}
+		return parseList(out, p.nonce)
+	}
 	out, _, err := p.call.wait()
 	if err != nil {
 		if e, ok := err.(*Error); ok {
@@ -210,17 +145,14 @@ func (p *PendingList) Abandon() {
 	}
 	p.taken = true
 	p.cancel()
+	if p.pre != nil {
+		p.pre.End()
+		return
+	}
 	_, _, _ = p.call.wait()
 }
 
-func listArgs(nonce string) []string {
-	return []string{
-		"display-message", "-p", fieldsFormat("TMAS"+nonce, serverFields), ";",
-		"list-windows", "-a", "-F", fieldsFormat("TMAW"+nonce, windowFields), ";",
-		"list-clients", "-F", fieldsFormat("TMAC"+nonce, clientFields), ";",
-		"list-panes", "-a", "-F", paneFormat("TMAP" + nonce),
-	}
-}
+func listArgs(nonce string) []string { return listcall.Args(nonce) }
 
 // ParseList parses the output of a list call made without a nonce.
 func ParseList(out string) (*Snapshot, error) { return parseList(out, "") }

@@ -39,3 +39,42 @@ func TestConfigTmuxBinWinsOverTheEarlyList(t *testing.T) {
 		t.Errorf("the configured binary listed %d times, want 1: %q", n, b)
 	}
 }
+
+// tma-scan starts its list from an init function (lib/tmux/prelist) and
+// the scan takes that call over: with no config, a cycle through a counting
+// binary lists once, for tma ls (through the dispatcher) and for the raw
+// pipeline's tma-scan alike, and the cycle sees the agent.
+func TestPrestartedListIsTheOnlyList(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	wrapper := filepath.Join(dir, "tmux-wrapper")
+	real, err := exec.LookPath(testkit.TmuxBin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\necho \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeIdle)
+	out, errs, code := e.tmaEnv([]string{"TMA_TMUX_BIN=" + wrapper}, "ls")
+	if code != 0 || !strings.Contains(out, a.Pane+"\tclaude\tidle") {
+		t.Fatalf("tma ls: %d %s\n%s", code, errs, out)
+	}
+	b, _ := os.ReadFile(log)
+	if n := strings.Count(string(b), "list-panes"); n != 1 {
+		t.Errorf("tma ls listed %d times, want 1: %q", n, b)
+	}
+	os.Remove(log)
+	cmd := exec.Command(filepath.Join(binDir, "tma-scan"), "-L", e.s.Name)
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=", "TMA_TMUX_BIN="+wrapper)
+	scan, err := cmd.Output()
+	if err != nil || !strings.Contains(string(scan), `"pane":"`+a.Pane+`"`) {
+		t.Fatalf("tma-scan: %v\n%s", err, scan)
+	}
+	b, _ = os.ReadFile(log)
+	if n := strings.Count(string(b), "list-panes"); n != 1 {
+		t.Errorf("tma-scan listed %d times, want 1: %q", n, b)
+	}
+}

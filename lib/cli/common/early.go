@@ -3,11 +3,11 @@ package common
 import (
 	"context"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/tmux"
+	"github.com/tmaproject/tma/lib/tmux/listcall"
 )
 
 // EarlyList starts the list call a one-shot scan will make, from the words
@@ -20,6 +20,7 @@ import (
 func EarlyList(e *Env, args []string) *tmux.PendingList {
 	c := earlyClient(e, args, false)
 	if c == nil {
+		listcall.Drop() // prelist guessed a call this run will not make
 		return nil
 	}
 	return c.StartList(context.Background())
@@ -60,52 +61,13 @@ func EarlyBatch(e *Env, args []string, timeout time.Duration, daemonSocket func(
 }
 
 // earlyTarget is the server the words name, resolved as Globals.Tmux
-// resolves it, and whether it could read the words for sure; positional
-// words (a hook's agent, event, payload) are allowed when positional is set.
+// resolves it, and whether it could read the words for sure
+// (listcall.Words); positional words (a hook's agent, event, payload) are
+// allowed when positional is set.
 func earlyTarget(args []string, getenv func(string) string, positional bool) (t tmux.Target, cfgPath string, ok bool) {
-	var name, path string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		next := func() (string, bool) {
-			if i+1 >= len(args) {
-				return "", false
-			}
-			i++
-			return args[i], true
-		}
-		ok = true
-		switch {
-		case a == "--":
-			return tmux.Target{}, "", false
-		case a == "-L" || a == "--socket-name":
-			name, ok = next()
-		case a == "-S" || a == "--socket-path":
-			path, ok = next()
-		case strings.HasPrefix(a, "--socket-name="):
-			name = strings.TrimPrefix(a, "--socket-name=")
-		case strings.HasPrefix(a, "--socket-path="):
-			path = strings.TrimPrefix(a, "--socket-path=")
-		case strings.HasPrefix(a, "-L") && len(a) > 2:
-			name = a[2:]
-		case strings.HasPrefix(a, "-S") && len(a) > 2:
-			path = a[2:]
-		case a == "--config":
-			cfgPath, ok = next()
-		case strings.HasPrefix(a, "--config="):
-			cfgPath = strings.TrimPrefix(a, "--config=")
-		case a == "--manifest-dir" || a == "--client" || a == "--pane" || a == "--interval":
-			_, ok = next()
-		case strings.HasPrefix(a, "--clear-attention"):
-			return tmux.Target{}, "", false // lists first and mostly writes nothing: no batch to start
-		case strings.HasPrefix(a, "--") && !strings.HasPrefix(a, "--follow") && !strings.HasPrefix(a, "--help") && !strings.HasPrefix(a, "--version"):
-			// a flag of its own word (--no-capture, --pane=%3 …)
-		case positional && !strings.HasPrefix(a, "-"):
-		default:
-			return tmux.Target{}, "", false
-		}
-		if !ok {
-			return tmux.Target{}, "", false
-		}
+	name, path, cfgPath, ok := listcall.Words(args, positional)
+	if !ok {
+		return tmux.Target{}, "", false
 	}
 	return tmux.ResolveTarget(name, path, getenv), cfgPath, true
 }

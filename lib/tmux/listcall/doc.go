@@ -1,0 +1,13 @@
+// Package listcall is a cycle's list call: the one tmux command line that
+// reads the server, every window, client and pane with tma's options, and
+// a way to start it before the program that needs it has finished starting.
+//
+// The rule: this package imports nothing of tma's and no package with a
+// costly init, because package prelist calls Prestart from an init function
+// that Go runs as soon as the standard packages below it are ready, while
+// the rest of tma-scan (kong, toml, the manifests) still waits to be
+// initialized. Everything that decides what the call asks (the fields, the
+// words that name the server, the binary) lives here once, and lib/tmux
+// builds its own calls from it, so the call started early and the call
+// lib/tmux would start are the same argv or the early one is not taken.
+package listcall
