@@ -325,6 +325,52 @@ func TestPendingBatch(t *testing.T) {
 	}
 }
 
+// The write client prebatch starts (listcall.PrestartBatch) is taken over
+// by the hook's client and runs its lines; an unused one runs nothing and
+// leaves no process, and one for another server is ended.
+func TestPrestartedBatchIsTakenOver(t *testing.T) {
+	s := testkit.NewServer(t)
+	ctx := context.Background()
+	pane := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{pane_id}"))
+	env := map[string]string{"TMA_TMUX_BIN": s.Bin, "HOME": t.TempDir(), "PATH": os.Getenv("PATH"), "TMUX_PANE": pane}
+	getenv := func(k string) string { return env[k] }
+	noDaemon := func(string, string) string { return "" }
+	defer func() { listcall.PendingBatch = nil }()
+	args := []string{"-L", s.Name, "claude", "Stop"}
+
+	listcall.PendingBatch = listcall.PrestartBatch(args, getenv, noDaemon)
+	c := New(s.Bin, Target{SocketName: s.Name})
+	p := New(s.Bin, c.Target).StartBatch(ctx)
+	if p.pre == nil || listcall.PendingBatch != nil {
+		t.Fatal("StartBatch did not take the prestarted batch")
+	}
+	c.Adopt(p)
+	if stderr, err := c.Exec(ctx, []string{"set -p -t " + pane + " @tma_pre 1"}); err != nil || stderr != "" {
+		t.Fatalf("the prestarted batch: %v %s", err, stderr)
+	}
+	if got := s.Option(pane, "@tma_pre"); got != "1" || c.Spawns != 1 {
+		t.Errorf("the prestarted batch's line: %q, spawns %d", got, c.Spawns)
+	}
+
+	listcall.PendingBatch = listcall.PrestartBatch(args, getenv, noDaemon)
+	q := New(s.Bin, c.Target).StartBatch(ctx)
+	t0 := time.Now()
+	q.Abandon()
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("abandoning took %s", d)
+	}
+	if got := s.Option(pane, "@tma_pre"); got != "1" {
+		t.Errorf("an abandoned batch changed the pane: %q", got)
+	}
+
+	listcall.PendingBatch = listcall.PrestartBatch([]string{"-L", s.Name + "-elsewhere", "claude", "Stop"}, getenv, noDaemon)
+	r := New(s.Bin, c.Target).StartBatch(ctx)
+	if r.pre != nil || listcall.PendingBatch != nil {
+		t.Fatal("a batch for another server was taken")
+	}
+	r.Abandon()
+}
+
 // A follower's control clients leave the session's environment alone: no
 // update-environment on their attach (-E), and only what tmux needs to
 // find the socket in theirs.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"time"
+
+	"github.com/tmaproject/tma/lib/tmux/listcall"
 )
 
 // PendingBatch is a `source-file -` process started before its lines are
@@ -14,15 +16,28 @@ import (
 type PendingBatch struct {
 	client *Client
 	call   *call
+	pre    *listcall.Proc // the process prebatch started, taken over
+	ctx    context.Context
 	stdin  io.WriteCloser
 	cancel context.CancelFunc
 	done   bool
 }
 
 // StartBatch starts the process; the client's Timeout bounds it from now.
+// Where prebatch started this very process while the program was still
+// initializing, it takes that one over instead of spawning.
 func (c *Client) StartBatch(ctx context.Context) *PendingBatch {
 	ctx, cancel := c.bounded(ctx)
-	p := &PendingBatch{client: c, cancel: cancel}
+	p := &PendingBatch{client: c, cancel: cancel, ctx: ctx}
+	bin := c.Bin
+	if bin == "" {
+		bin = "tmux"
+	}
+	if pre := listcall.TakeBatch(bin, c.Target.Args()); pre != nil {
+		c.Spawns++
+		p.pre = pre
+		return p
+	}
 	k := c.prepare(ctx, "", []string{"source-file", "-"})
 	in, err := k.cmd.StdinPipe()
 	if err != nil {
@@ -51,6 +66,13 @@ func (c *Client) Adopt(p *PendingBatch) {
 func (p *PendingBatch) finish(stdin string) (string, string, error) {
 	p.done = true
 	defer p.cancel()
+	if p.pre != nil {
+		out, errs, err := p.pre.Finish(p.ctx, stdin, KillWait)
+		if err != nil {
+			err = p.client.classify(p.ctx, err, errs)
+		}
+		return out, errs, err
+	}
 	if p.call.err == nil {
 		// A client that is gone (no server) fails the write; its exit
 		// status says why.
@@ -71,6 +93,12 @@ func (p *PendingBatch) Abandon() {
 	}
 	p.done = true
 	defer p.cancel()
+	if p.pre != nil {
+		ctx, cancel := context.WithTimeout(p.ctx, AbandonWait)
+		defer cancel()
+		_, _, _ = p.pre.Finish(ctx, "", 0)
+		return
+	}
 	if p.call.err != nil {
 		return
 	}

@@ -78,3 +78,43 @@ func TestPrestartedListIsTheOnlyList(t *testing.T) {
 		t.Errorf("tma-scan listed %d times, want 1: %q", n, b)
 	}
 }
+
+// tma-hook starts its write client from an init function
+// (lib/tmux/prebatch) and the hook's write takes it over: an event on a
+// registered pane through a counting binary spawns tmux once and stamps
+// the claim.
+func TestPrestartedBatchIsTheHooksOnlySpawn(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	wrapper := filepath.Join(dir, "tmux-wrapper")
+	real, err := exec.LookPath(testkit.TmuxBin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\necho \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeIdle)
+	hook := func(event string) {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(binDir, "tma-hook"), "claude", event)
+		cmd.Env = append(e.hookEnv(a.Pane), "TMA_TMUX_BIN="+wrapper)
+		cmd.Stdin = strings.NewReader(`{"session_id":"s-prebatch","hook_event_name":"` + event + `"}`)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("tma-hook %s: %v\n%s", event, err, out)
+		}
+	}
+	hook("SessionStart")
+	hook("Stop")
+	os.Remove(log)
+	hook("UserPromptSubmit")
+	b, _ := os.ReadFile(log)
+	if n := strings.Count(string(b), "\n"); n != 1 || !strings.Contains(string(b), "source-file -") {
+		t.Errorf("the hook spawned %d times, want one source-file -: %q", n, b)
+	}
+	if got := e.s.Option(a.Pane, "@agent_state"); got != "working" {
+		t.Errorf("@agent_state after UserPromptSubmit = %q, want working", got)
+	}
+}

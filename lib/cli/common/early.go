@@ -49,10 +49,12 @@ func earlyClient(e *Env, args []string, positional bool) *tmux.Client {
 func EarlyBatch(e *Env, args []string, timeout time.Duration, daemonSocket func(tmux.Target) string) *tmux.PendingBatch {
 	c := earlyClient(e, args, true)
 	if c == nil {
+		listcall.DropBatch() // prebatch guessed a write this run will not make
 		return nil
 	}
 	if s := daemonSocket(c.Target); s != "" {
 		if _, err := os.Stat(s); err == nil {
+			listcall.DropBatch()
 			return nil
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -15,10 +16,12 @@ import (
 
 // Proc is a list call already running, started by Prestart.
 type Proc struct {
-	Bin        string   // the binary as named (TMA_TMUX_BIN or "tmux"), before the PATH lookup
-	SocketArgs []string // the server's flags the call was given
-	Nonce      string
+	Bin        string    // the binary as named (TMA_TMUX_BIN or "tmux"), before the PATH lookup
+	SocketArgs []string  // the server's flags the call was given
+	Nonce      string    // the list's (empty for a batch)
+	socket     [2]string // the server's name and path, as Socket resolved them
 	pid        int
+	stdin      *os.File // a batch's: the lines go here (nil for the list)
 	stdout     *os.File
 	stderr     *os.File
 	out, errb  bytes.Buffer
@@ -30,12 +33,21 @@ type Proc struct {
 // Pending is the call Prestart started for this process, until Take.
 var Pending *Proc
 
+// PendingBatch is the `source-file -` process PrestartBatch started for
+// this process, until TakeBatch.
+var PendingBatch *Proc
+
 // Take hands over the pending call when it is the one a client with bin and
 // socketArgs would make; any other pending call is ended. It returns nil
 // when there is none to take.
-func Take(bin string, socketArgs []string) *Proc {
-	p := Pending
-	Pending = nil
+func Take(bin string, socketArgs []string) *Proc { return take(&Pending, bin, socketArgs) }
+
+// TakeBatch is Take for the pending batch.
+func TakeBatch(bin string, socketArgs []string) *Proc { return take(&PendingBatch, bin, socketArgs) }
+
+func take(pending **Proc, bin string, socketArgs []string) *Proc {
+	p := *pending
+	*pending = nil
 	if p == nil {
 		return nil
 	}
@@ -50,9 +62,14 @@ func Take(bin string, socketArgs []string) *Proc {
 }
 
 // Drop ends the pending call, if any: the run will not list after all.
-func Drop() {
-	if p := Pending; p != nil {
-		Pending = nil
+func Drop() { drop(&Pending) }
+
+// DropBatch ends the pending batch, if any.
+func DropBatch() { drop(&PendingBatch) }
+
+func drop(pending **Proc) {
+	if p := *pending; p != nil {
+		*pending = nil
 		p.End()
 	}
 }
@@ -79,9 +96,44 @@ func equal(a, b []string) bool {
 // runs on a goroutine of its own: it returns only once tmux has exec'd
 // (half a millisecond), which the caller's init need not wait for.
 func Prestart(args []string, getenv func(string) string) *Proc {
-	name, path, cfgPath, ok := Words(args, false)
-	if !ok || configMayNameBin(cfgPath, getenv) {
+	p, exe := sure(args, false, getenv)
+	if p == nil {
 		return nil
+	}
+	p.Nonce = Nonce()
+	p.launch(exe, Args(p.Nonce), false)
+	return p
+}
+
+// PrestartBatch starts the `source-file -` process a hook's write will
+// use, where it can tell for sure which one that is (as Prestart, with a
+// hook's positional words), only inside a pane ($TMUX_PANE) and only where
+// no daemon socket exists for the server (daemonSocket names it from the
+// socket's name and path): a hook hands its event to a running daemon and
+// spawns nothing. The lines go to its stdin later (Proc.Finish).
+func PrestartBatch(args []string, getenv func(string) string, daemonSocket func(name, path string) string) *Proc {
+	if getenv("TMUX_PANE") == "" {
+		return nil
+	}
+	p, exe := sure(args, true, getenv)
+	if p == nil {
+		return nil
+	}
+	if s := daemonSocket(p.socket[0], p.socket[1]); s != "" {
+		if _, err := os.Stat(s); err == nil {
+			return nil
+		}
+	}
+	p.launch(exe, []string{"source-file", "-"}, true)
+	return p
+}
+
+// sure is the call's binary and server when the words and the config
+// leave no doubt about them, else nil.
+func sure(args []string, positional bool, getenv func(string) string) (*Proc, string) {
+	name, path, cfgPath, ok := Words(args, positional)
+	if !ok || configMayNameBin(cfgPath, getenv) {
+		return nil, ""
 	}
 	bin := getenv("TMA_TMUX_BIN")
 	if bin == "" {
@@ -89,46 +141,67 @@ func Prestart(args []string, getenv func(string) string) *Proc {
 	}
 	exe := lookPath(bin, getenv("PATH"))
 	if exe == "" {
-		return nil // the scan's own call says what is missing
+		return nil, "" // the tool's own call says what is missing
 	}
-	p := &Proc{Bin: bin, SocketArgs: SocketArgs(Socket(name, path, getenv)), Nonce: Nonce(),
-		read: make(chan struct{}), started: make(chan struct{})}
-	argv := append([]string{bin}, Argv(p.SocketArgs, Args(p.Nonce))...)
+	n, s := Socket(name, path, getenv)
+	return &Proc{Bin: bin, SocketArgs: SocketArgs(n, s), socket: [2]string{n, s},
+		read: make(chan struct{}), started: make(chan struct{})}, exe
+}
+
+func (p *Proc) launch(exe string, args []string, stdin bool) {
+	argv := append([]string{p.Bin}, Argv(p.SocketArgs, args)...)
 	go func() {
-		p.err = p.start(exe, argv)
+		p.err = p.start(exe, argv, stdin)
 		close(p.started)
 	}()
-	return p
 }
 
 // Nonce is a list call's nonce: only beyond a guess by whatever prints into
 // a pane (math/rand/v2 is seeded from the OS per process).
 func Nonce() string { return strconv.FormatUint(uint64(rand.Uint32())|1<<32, 16)[1:] }
 
-func (p *Proc) start(exe string, argv []string) error {
-	null, err := syscall.Open(os.DevNull, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
+func (p *Proc) start(exe string, argv []string, withStdin bool) error {
+	var in [2]int
+	if withStdin {
+		if err := syscall.Pipe2(in[:], syscall.O_CLOEXEC); err != nil {
+			return err
+		}
+	} else {
+		null, err := syscall.Open(os.DevNull, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		in = [2]int{null, -1}
+	}
+	defer syscall.Close(in[0])
+	fail := func(err error) error {
+		if in[1] >= 0 {
+			syscall.Close(in[1])
+		}
 		return err
 	}
-	defer syscall.Close(null)
 	var o, e [2]int
 	if err := syscall.Pipe2(o[:], syscall.O_CLOEXEC); err != nil {
-		return err
+		return fail(err)
 	}
 	if err := syscall.Pipe2(e[:], syscall.O_CLOEXEC); err != nil {
 		syscall.Close(o[0])
 		syscall.Close(o[1])
-		return err
+		return fail(err)
 	}
-	pid, err := syscall.ForkExec(exe, argv, &syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{uintptr(null), uintptr(o[1]), uintptr(e[1])}})
+	pid, err := syscall.ForkExec(exe, argv, &syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{uintptr(in[0]), uintptr(o[1]), uintptr(e[1])}})
 	syscall.Close(o[1])
 	syscall.Close(e[1])
 	if err != nil {
 		syscall.Close(o[0])
 		syscall.Close(e[0])
-		return err
+		return fail(err)
 	}
 	p.pid = pid
+	if in[1] >= 0 {
+		syscall.SetNonblock(in[1], true)
+		p.stdin = os.NewFile(uintptr(in[1]), "tmux stdin")
+	}
 	// Non-blocking read ends go through Go's poller, so closing one ends
 	// a read blocked on it (see Wait).
 	syscall.SetNonblock(o[0], true)
@@ -199,9 +272,27 @@ func (p *Proc) Wait(ctx context.Context, grace time.Duration) (stdout, stderr st
 	return p.out.String(), p.errb.String(), err
 }
 
-// End ends a call nobody takes: a list only reads, so it is killed and
-// reaped without a grace.
+// Finish hands a batch its lines, closes its stdin and waits for it as
+// Wait does. An empty stdin is a batch tmux runs as nothing.
+func (p *Proc) Finish(ctx context.Context, lines string, grace time.Duration) (stdout, stderr string, err error) {
+	if <-p.started; p.err != nil {
+		return "", "", p.err
+	}
+	if p.stdin != nil {
+		// A client that is gone (no server) fails the write; its exit
+		// status says why.
+		_, _ = io.WriteString(p.stdin, lines)
+		p.stdin.Close()
+	}
+	return p.Wait(ctx, grace)
+}
+
+// End ends a call nobody takes: a list only reads and an unused batch has
+// nothing to write, so it is killed and reaped without a grace.
 func (p *Proc) End() {
+	if p.stdin != nil {
+		p.stdin.Close()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, _, _ = p.Wait(ctx, 0)

@@ -163,3 +163,64 @@ func TestConfigMayNameBinReadsTheResolvedFile(t *testing.T) {
 		})
 	}
 }
+
+// A hook's write client: started only inside a pane and with no daemon
+// socket for the server; the lines reach its stdin at Finish.
+func TestPrestartBatch(t *testing.T) {
+	dir := t.TempDir()
+	stdinFile := filepath.Join(dir, "stdin")
+	bin, argvFile := fakeTmux(t, "cat > "+stdinFile+"; echo done")
+	sock := filepath.Join(dir, "daemon.sock")
+	daemonSocket := func(name, path string) string {
+		if name != "work" || path != "" {
+			t.Errorf("daemonSocket(%q, %q): not the server the words name", name, path)
+		}
+		return sock
+	}
+	env := map[string]string{"TMA_TMUX_BIN": bin, "HOME": dir, "TMUX_PANE": "%3"}
+	args := []string{"-L", "work", "claude", "Stop"}
+
+	p := PrestartBatch(args, envOf(env), daemonSocket)
+	if p == nil {
+		t.Fatal("PrestartBatch started nothing")
+	}
+	out, _, err := p.Finish(context.Background(), "set -p @x 1\n", time.Second)
+	if err != nil || out != "done\n" {
+		t.Fatalf("Finish: %q %v", out, err)
+	}
+	if b, _ := os.ReadFile(stdinFile); string(b) != "set -p @x 1\n" {
+		t.Errorf("the batch read %q", b)
+	}
+	if b, _ := os.ReadFile(argvFile); string(b) != "-u\n-L\nwork\nsource-file\n-\n" {
+		t.Errorf("argv %q", b)
+	}
+
+	// An unused batch runs nothing: ended, or finished with no lines.
+	os.Remove(stdinFile)
+	p = PrestartBatch(args, envOf(env), daemonSocket)
+	p.End()
+	if b, _ := os.ReadFile(stdinFile); len(b) != 0 {
+		t.Errorf("an ended batch read %q", b)
+	}
+	p = PrestartBatch(args, envOf(env), daemonSocket)
+	if _, _, err := p.Finish(context.Background(), "", time.Second); err != nil {
+		t.Errorf("an empty Finish: %v", err)
+	}
+	if b, err := os.ReadFile(stdinFile); err != nil || len(b) != 0 {
+		t.Errorf("an empty batch read %q (%v)", b, err)
+	}
+
+	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if p := PrestartBatch(args, envOf(env), daemonSocket); p != nil {
+		p.End()
+		t.Error("a batch was started beside a running daemon")
+	}
+	os.Remove(sock)
+	env["TMUX_PANE"] = ""
+	if p := PrestartBatch(args, envOf(env), daemonSocket); p != nil {
+		p.End()
+		t.Error("a batch was started outside a pane")
+	}
+}

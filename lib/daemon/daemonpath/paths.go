@@ -1,0 +1,73 @@
+package daemonpath
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Paths are where the daemon of one tmux server lives: one daemon per
+// server, keyed by the server's #{socket_path}, in a private per-user
+// directory.
+type Paths struct {
+	Server string // the tmux server's socket path
+	Dir    string // the runtime directory holding the files below
+	Socket string // <dir>/<16 hex>.sock, 0600: the daemon's protocol socket
+	Lock   string // <dir>/<16 hex>.lock: `<pid> <version>`, flock'd while it runs
+	Log    string // <dir>/<16 hex>.log, 0600, bounded (one rotated .1 beside it)
+	Config string // <dir>/<16 hex>.config.toml: the last config the daemon accepted, which its stages read
+	// Upgraded is <dir>/<16 hex>.upgraded: when restart_on_upgrade last
+	// replaced this server's daemon.
+	Upgraded string
+}
+
+// Dir is the daemon's runtime directory: $XDG_RUNTIME_DIR/tma when that is
+// an absolute path (the directory tma's ledger and reply lane use), else
+// tma-<uid> under $TMPDIR (else /tmp). Per user either way: a directory
+// shared between users would let the first one lock the others out.
+func Dir(getenv func(string) string) string {
+	if x := getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "tma")
+	}
+	return filepath.Join(os.TempDir(), "tma-"+strconv.Itoa(os.Getuid()))
+}
+
+// For returns the daemon paths of the server whose socket is server, in
+// the runtime directory of this process's environment. The name is the
+// first 16 hex digits of the SHA-256 of the socket path.
+func For(server string) Paths { return ForEnv(server, os.Getenv) }
+
+// ForEnv is For with an explicit environment.
+func ForEnv(server string, getenv func(string) string) Paths {
+	sum := sha256.Sum256([]byte(server))
+	dir := Dir(getenv)
+	base := filepath.Join(dir, hex.EncodeToString(sum[:8]))
+	return Paths{Server: server, Dir: dir, Socket: base + ".sock", Lock: base + ".lock", Log: base + ".log", Config: base + ".config.toml", Upgraded: base + ".upgraded"}
+}
+
+// ServerPath is the #{socket_path} of the server t names, worked out the
+// way tmux works it out and without asking tmux, so the hot paths (a hook,
+// `tma status`) can find the daemon with no spawn: -S and $TMUX name it
+// outright; -L NAME (or none: "default") is NAME in tmux-<uid> under
+// $TMUX_TMPDIR (else /tmp), that directory resolved through symlinks as
+// tmux's realpath does.
+func ServerPath(socketName, socketPath string, getenv func(string) string) string {
+	if socketPath != "" {
+		return socketPath
+	}
+	base := getenv("TMUX_TMPDIR")
+	if base == "" {
+		base = "/tmp"
+	}
+	dir := filepath.Join(base, "tmux-"+strconv.Itoa(os.Getuid()))
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	name := socketName
+	if name == "" {
+		name = "default"
+	}
+	return filepath.Join(dir, name)
+}
