@@ -16,7 +16,9 @@ func Dir(getenv func(string) string) string { return daemonpath.Dir(getenv) }
 func For(server string) Paths { return daemonpath.For(server) }
 
 // ForEnv is For with an explicit environment.
-func ForEnv(server string, getenv func(string) string) Paths { return daemonpath.ForEnv(server, getenv) }
+func ForEnv(server string, getenv func(string) string) Paths {
+	return daemonpath.ForEnv(server, getenv)
+}
 
 // ServerPath is the #{socket_path} of the server t names, worked out
 // without asking tmux (see daemonpath.ServerPath).
