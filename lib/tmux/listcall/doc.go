@@ -1,13 +1,16 @@
 // Package listcall is a cycle's list call: the one tmux command line that
 // reads the server, every window, client and pane with tma's options, and
-// a way to start it before the program that needs it has finished starting.
+// a way to start it (and a hook's `source-file -` write client) before the
+// program that needs it has finished starting.
 //
 // The rule: this package imports nothing of tma's and no package with a
-// costly init, because package prelist calls Prestart from an init function
-// that Go runs as soon as the standard packages below it are ready, while
-// the rest of tma-scan (kong, toml, the manifests) still waits to be
-// initialized. Everything that decides what the call asks (the fields, the
-// words that name the server, the binary) lives here once, and lib/tmux
-// builds its own calls from it, so the call started early and the call
-// lib/tmux would start are the same argv or the early one is not taken.
+// costly init, because packages prelist and prebatch call Prestart and
+// PrestartBatch from an init function that Go runs as soon as the standard
+// packages below it are ready, while the rest of the program (kong, toml,
+// the manifests) still waits to be initialized. Everything that decides
+// what a call asks (the fields, the words that name the server, the
+// binary) lives here once, and lib/tmux builds its own calls from it, so
+// the call started early and the call lib/tmux would start are the same
+// argv or the early one is not taken. This package and lib/tmux are the
+// only ones that run tmux.
 package listcall

@@ -14,7 +14,9 @@ import (
 	"time"
 )
 
-// Proc is a list call already running, started by Prestart.
+// Proc is a tmux call already running, started before the program that
+// needs it was initialized: tma-scan's list (Prestart) or tma-hook's write
+// client (PrestartBatch).
 type Proc struct {
 	Bin        string    // the binary as named (TMA_TMUX_BIN or "tmux"), before the PATH lookup
 	SocketArgs []string  // the server's flags the call was given
