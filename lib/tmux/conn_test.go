@@ -190,6 +190,22 @@ func TestServerPID(t *testing.T) {
 	}
 }
 
+// takeList has c take p over: one spawn counted, and the snapshot List read.
+func takeList(t *testing.T, c *Client, p *PendingList, want *Snapshot) {
+	t.Helper()
+	before := c.Spawns
+	got, err := p.Wait(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Spawns != before+1 {
+		t.Errorf("the taken call counted %d spawns, want 1", c.Spawns-before)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the taken list:\n%+v\nList:\n%+v", got, want)
+	}
+}
+
 // A list started early is what List reads; it is for its own binary and
 // server only, and an abandoned one is not taken.
 func TestPendingList(t *testing.T) {
@@ -207,17 +223,7 @@ func TestPendingList(t *testing.T) {
 	if !p.For(c) {
 		t.Fatal("a pending list refuses its own client")
 	}
-	before := c.Spawns
-	got, err := p.Wait(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Spawns != before+1 {
-		t.Errorf("the taken call counted %d spawns, want 1", c.Spawns-before)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("pending list:\n%+v\nList:\n%+v", got, want)
-	}
+	takeList(t, c, p, want)
 	if p.For(c) {
 		t.Errorf("a taken list is offered again")
 	}
@@ -256,17 +262,7 @@ func TestPrestartedListIsTakenOver(t *testing.T) {
 	if p.pre == nil || listcall.Pending != nil {
 		t.Fatal("StartList did not take the prestarted call")
 	}
-	before := c.Spawns
-	got, err := p.Wait(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Spawns != before+1 {
-		t.Errorf("the taken call counted %d spawns, want 1", c.Spawns-before)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("prestarted list:\n%+v\nList:\n%+v", got, want)
-	}
+	takeList(t, c, p, want)
 
 	// A guess for another server: ended, and this client spawns its own.
 	listcall.Pending = listcall.Prestart([]string{"-L", s.Name + "-elsewhere"}, getenv)

@@ -14,17 +14,7 @@ import (
 // the config: a config naming another tmux binary is the binary that
 // lists, once, and the rows are the same.
 func TestConfigTmuxBinWinsOverTheEarlyList(t *testing.T) {
-	dir := t.TempDir()
-	log := filepath.Join(dir, "calls")
-	wrapper := filepath.Join(dir, "tmux-wrapper")
-	real, err := exec.LookPath(testkit.TmuxBin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := "#!/bin/sh\necho \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	wrapper, log := countingTmux(t)
 	e := newEnv(t, "[tmux]\nbin = \""+wrapper+"\"\n")
 	a := e.s.StartAgent("claude", claudeIdle)
 	out, errs, code := e.tmaEnv([]string{"TMA_TMUX_BIN="}, "ls")
@@ -45,17 +35,7 @@ func TestConfigTmuxBinWinsOverTheEarlyList(t *testing.T) {
 // binary lists once, for tma ls (through the dispatcher) and for the raw
 // pipeline's tma-scan alike, and the cycle sees the agent.
 func TestPrestartedListIsTheOnlyList(t *testing.T) {
-	dir := t.TempDir()
-	log := filepath.Join(dir, "calls")
-	wrapper := filepath.Join(dir, "tmux-wrapper")
-	real, err := exec.LookPath(testkit.TmuxBin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := "#!/bin/sh\necho \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	wrapper, log := countingTmux(t)
 	e := newEnv(t, "")
 	a := e.s.StartAgent("claude", claudeIdle)
 	out, errs, code := e.tmaEnv([]string{"TMA_TMUX_BIN=" + wrapper}, "ls")
@@ -84,17 +64,7 @@ func TestPrestartedListIsTheOnlyList(t *testing.T) {
 // registered pane through a counting binary spawns tmux once and stamps
 // the claim.
 func TestPrestartedBatchIsTheHooksOnlySpawn(t *testing.T) {
-	dir := t.TempDir()
-	log := filepath.Join(dir, "calls")
-	wrapper := filepath.Join(dir, "tmux-wrapper")
-	real, err := exec.LookPath(testkit.TmuxBin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := "#!/bin/sh\necho \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	wrapper, log := countingTmux(t)
 	e := newEnv(t, "")
 	a := e.s.StartAgent("claude", claudeIdle)
 	hook := func(event string) {
@@ -117,4 +87,22 @@ func TestPrestartedBatchIsTheHooksOnlySpawn(t *testing.T) {
 	if got := e.s.Option(a.Pane, "@agent_state"); got != "working" {
 		t.Errorf("@agent_state after UserPromptSubmit = %q, want working", got)
 	}
+}
+
+// countingTmux is a stand-in for the test's tmux that appends each call's
+// words, a line per call, to log and runs the real one.
+func countingTmux(t *testing.T) (wrapper, log string) {
+	t.Helper()
+	dir := t.TempDir()
+	log = filepath.Join(dir, "calls")
+	wrapper = filepath.Join(dir, "tmux-wrapper")
+	real, err := exec.LookPath(testkit.TmuxBin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\necho \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return wrapper, log
 }

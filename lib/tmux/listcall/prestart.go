@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,7 +57,7 @@ func take(pending **Proc, bin string, socketArgs []string) *Proc {
 	if <-p.started; p.err != nil {
 		return nil
 	}
-	if p.Bin != bin || !equal(p.SocketArgs, socketArgs) {
+	if p.Bin != bin || !slices.Equal(p.SocketArgs, socketArgs) {
 		p.End()
 		return nil
 	}
@@ -74,18 +75,6 @@ func drop(pending **Proc) {
 		*pending = nil
 		p.End()
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Prestart starts the list call a one-shot scan with these words will make,
