@@ -42,6 +42,9 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt wants changes in:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@# The release archives are built for darwin too (make dist), and
+	@# tests/dist builds the host's alone: every package must compile there.
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build ./...
 	shellcheck shell/tma $$(find shell bench .ci scripts -type f \( -name '*.sh' -o -name run \) 2>/dev/null)
 
 # Every native fuzz target for FUZZTIME each (docs/fuzz.md); a crasher

@@ -151,55 +151,57 @@ func (p *Proc) launch(exe string, args []string, stdin bool) {
 // a pane (math/rand/v2 is seeded from the OS per process).
 func Nonce() string { return strconv.FormatUint(uint64(rand.Uint32())|1<<32, 16)[1:] }
 
+// start forks the call. The pipes are os.Pipe's: the ends this process
+// keeps stay non-blocking in Go's poller (closing one ends a read blocked
+// on it, see Wait), and the child's ends are put in blocking mode by Fd,
+// as a child expects its stdio.
 func (p *Proc) start(exe string, argv []string, withStdin bool) error {
-	var in [2]int
-	if withStdin {
-		if err := syscall.Pipe2(in[:], syscall.O_CLOEXEC); err != nil {
-			return err
+	var child []*os.File // closed here once the child has them
+	defer func() {
+		for _, f := range child {
+			f.Close()
 		}
-	} else {
-		null, err := syscall.Open(os.DevNull, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	}()
+	var stdin *os.File
+	if withStdin {
+		r, w, err := os.Pipe()
 		if err != nil {
 			return err
 		}
-		in = [2]int{null, -1}
-	}
-	defer syscall.Close(in[0])
-	fail := func(err error) error {
-		if in[1] >= 0 {
-			syscall.Close(in[1])
+		child, stdin = append(child, r), w
+	} else {
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			return err
 		}
+		child = append(child, null)
+	}
+	ours := []*os.File{stdin}
+	for range 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(ours)
+			return err
+		}
+		child, ours = append(child, w), append(ours, r)
+	}
+	pid, err := syscall.ForkExec(exe, argv, &syscall.ProcAttr{Env: os.Environ(),
+		Files: []uintptr{child[0].Fd(), child[1].Fd(), child[2].Fd()}})
+	if err != nil {
+		closeAll(ours)
 		return err
 	}
-	var o, e [2]int
-	if err := syscall.Pipe2(o[:], syscall.O_CLOEXEC); err != nil {
-		return fail(err)
-	}
-	if err := syscall.Pipe2(e[:], syscall.O_CLOEXEC); err != nil {
-		syscall.Close(o[0])
-		syscall.Close(o[1])
-		return fail(err)
-	}
-	pid, err := syscall.ForkExec(exe, argv, &syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{uintptr(in[0]), uintptr(o[1]), uintptr(e[1])}})
-	syscall.Close(o[1])
-	syscall.Close(e[1])
-	if err != nil {
-		syscall.Close(o[0])
-		syscall.Close(e[0])
-		return fail(err)
-	}
-	p.pid = pid
-	if in[1] >= 0 {
-		syscall.SetNonblock(in[1], true)
-		p.stdin = os.NewFile(uintptr(in[1]), "tmux stdin")
-	}
-	// Non-blocking read ends go through Go's poller, so closing one ends
-	// a read blocked on it (see Wait).
-	syscall.SetNonblock(o[0], true)
-	syscall.SetNonblock(e[0], true)
-	p.stdout, p.stderr = os.NewFile(uintptr(o[0]), "tmux stdout"), os.NewFile(uintptr(e[0]), "tmux stderr")
+	p.pid, p.stdin, p.stdout, p.stderr = pid, ours[0], ours[1], ours[2]
 	go p.drain()
 	return nil
+}
+
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 func (p *Proc) drain() {
