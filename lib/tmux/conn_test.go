@@ -413,8 +413,10 @@ func TestControlClientsEndWithSIGTERM(t *testing.T) {
 	wrapper := filepath.Join(dir, "tmux")
 	// A background job's stdin is /dev/null unless it comes through
 	// another descriptor, and a control client ends on its stdin's EOF.
-	script := "#!/bin/sh\nexec 3<&0\n" + real + " \"$@\" <&3 3<&- &\nchild=$!\nexec 3<&-\n" +
-		"trap 'echo TERM >> " + log + "; kill -TERM $child; wait $child; exit 0' TERM\n" +
+	// The trap comes first: a SIGTERM that found the shell still starting
+	// its child would otherwise end it unlogged.
+	script := "#!/bin/sh\ntrap 'echo TERM >> " + log + "; kill -TERM $child; wait $child; exit 0' TERM\n" +
+		"exec 3<&0\n" + real + " \"$@\" <&3 3<&- &\nchild=$!\nexec 3<&-\n" +
 		"wait $child\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
