@@ -50,6 +50,12 @@ type kit struct {
 	core     string   // F's format
 	plain    []string // the environment of an unhooked run: no config at all
 	hooked   []string // the same with a config holding only hook_decay_secs
+	// The CPU of the last paired runs, ms per run, for record: the
+	// command's process tree (its rusage, reaped descendants included: the
+	// stages and their tmux clients) and the tmux server's (schedstat),
+	// and the same of the F runs beside them.
+	cpuX, srvX, cpuF, srvF []float64
+	servers                map[string]int // socket name → the server's pid
 }
 
 // outcome of one measured command, for the summary.
@@ -57,8 +63,11 @@ type measured struct {
 	what, layout string
 	ms, f        float64 // medians; f is the median of the paired F
 	n            int
-	spawns       int
-	calls        string
+	// CPU medians, ms per run: the command's process tree and the
+	// server's, and the paired F's.
+	cpu, srv, fcpu, fsrv float64
+	spawns               int
+	calls                string
 }
 
 var (
@@ -225,6 +234,7 @@ func run(b *testing.B, cmd *exec.Cmd) (time.Duration, string) {
 	t0 := time.Now()
 	err := cmd.Run()
 	d := time.Since(t0)
+	lastTreeCPU = treeCPU(cmd.ProcessState)
 	if err != nil || errb.Len() > 0 {
 		b.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, errb.String())
 	}
@@ -431,6 +441,14 @@ func (k *kit) hintDue(b *testing.B, r *rig) bool {
 // paired runs cmd b.N times with a bare F beside each run, alternating
 // which goes first, so a change of machine load hits both.
 func (k *kit) paired(b *testing.B, r *rig, before func(), cmd func() *exec.Cmd) (x, f []time.Duration) {
+	k.cpuX, k.srvX, k.cpuF, k.srvF = nil, nil, nil, nil
+	spid := k.serverPID(b, r)
+	bareF := func() {
+		s0 := serverCPU(spid)
+		f = append(f, k.f(b, r))
+		k.srvF = append(k.srvF, serverCPU(spid)-s0)
+		k.cpuF = append(k.cpuF, lastTreeCPU)
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -438,22 +456,65 @@ func (k *kit) paired(b *testing.B, r *rig, before func(), cmd func() *exec.Cmd) 
 			before()
 		}
 		if i%2 == 0 {
-			f = append(f, k.f(b, r))
+			bareF()
 		}
 		c := cmd()
+		s0 := serverCPU(spid)
 		b.StartTimer()
 		d, _ := run(b, c)
 		b.StopTimer()
+		k.srvX = append(k.srvX, serverCPU(spid)-s0)
+		k.cpuX = append(k.cpuX, lastTreeCPU)
 		x = append(x, d)
 		if i%2 == 1 {
-			f = append(f, k.f(b, r))
+			bareF()
 		}
 	}
 	return x, f
 }
 
+// lastTreeCPU is the CPU of the process tree run last ran, ms: wait4's
+// rusage, which counts the descendants the child reaped.
+var lastTreeCPU float64
+
+func treeCPU(ps *os.ProcessState) float64 {
+	if ps == nil {
+		return 0
+	}
+	return float64(ps.UserTime()+ps.SystemTime()) / float64(time.Millisecond)
+}
+
+// serverCPU is the time the process pid has spent on a CPU, ms, from the
+// first field of /proc/<pid>/schedstat (nanoseconds, unlike stat's clock
+// ticks); 0 where there is none.
+func serverCPU(pid int) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/schedstat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	ns, _ := strconv.ParseInt(f[0], 10, 64)
+	return float64(ns) / 1e6
+}
+
+func (k *kit) serverPID(b *testing.B, r *rig) int {
+	if pid, ok := k.servers[r.sock]; ok {
+		return pid
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(k.output(b, exec.Command(k.tmux, "-L", r.sock, "display", "-p", "#{pid}"))))
+	if k.servers == nil {
+		k.servers = map[string]int{}
+	}
+	k.servers[r.sock] = pid
+	return pid
+}
+
 func (k *kit) record(b *testing.B, what, layout string, x, f []time.Duration, spawns int, calls string) {
-	m := measured{what: what, layout: layout, ms: median(x), f: median(f), n: len(x), spawns: spawns, calls: calls}
+	m := measured{what: what, layout: layout, ms: median(x), f: median(f), n: len(x), spawns: spawns, calls: calls,
+		cpu: medianF(k.cpuX), srv: medianF(k.srvX), fcpu: medianF(k.cpuF), fsrv: medianF(k.srvF)}
 	b.ReportMetric(m.ms, "med-ms")
 	b.ReportMetric(m.f, "F-ms")
 	b.ReportMetric(m.ms/m.f, "xF")
@@ -831,6 +892,16 @@ func processSummary() string {
 		mb := float64(p.kb) / 1024
 		fmt.Fprintf(&w, "| peak RSS `%s` (largest, in %s) | – | %.1f MB | | | | ≤ 15 MB | %s |\n", n, p.where, mb, yes(mb <= 15))
 	}
+	w.WriteString("\nCPU per run, medians, ms: the command's process tree (wait4's rusage: the shell, every stage and the tmux clients they reaped) and the tmux server's (`/proc/<pid>/schedstat`), beside the same of the F runs paired with it. On two cores a command cannot finish in less than half its total.\n\n")
+	w.WriteString("| what | layout | tree | server | total | F tree | F server | F total | total ÷ F total |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, g := range goals {
+		for _, m := range results {
+			if m.what != g.what || m.fcpu+m.fsrv == 0 {
+				continue
+			}
+			fmt.Fprintf(&w, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", g.label, m.layout, m.cpu, m.srv, m.cpu+m.srv, m.fcpu, m.fsrv, m.fcpu+m.fsrv, (m.cpu+m.srv)/(m.fcpu+m.fsrv))
+		}
+	}
 	if len(overBudget) > 0 {
 		w.WriteString("\nover the spawn budget (the benchmark fails):\n")
 		for _, m := range overBudget {
@@ -846,4 +917,17 @@ func runsOf() int {
 		n = max(n, m.n)
 	}
 	return n
+}
+
+// medianF is the median of v as median takes it, 0 for none.
+func medianF(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[len(s)/2]
 }
