@@ -434,10 +434,13 @@ func TestControlClientsEndWithSIGTERM(t *testing.T) {
 	// A background job's stdin is /dev/null unless it comes through
 	// another descriptor, and a control client ends on its stdin's EOF.
 	// The trap comes first: a SIGTERM that found the shell still starting
-	// its child would otherwise end it unlogged.
+	// its child would otherwise end it unlogged. A wrapper whose client
+	// ended first (the connection closes its stdin before the SIGTERM,
+	// and a loaded machine may let the client see the EOF and exit in
+	// between) logs END; only a SIGKILL ends one without a line.
 	script := "#!/bin/sh\ntrap 'echo TERM >> " + log + "; kill -TERM $child; wait $child; exit 0' TERM\n" +
 		"exec 3<&0\n" + real + " \"$@\" <&3 3<&- &\nchild=$!\nexec 3<&-\n" +
-		"wait $child\n"
+		"wait $child\necho END >> " + log + "\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -458,8 +461,12 @@ func TestControlClientsEndWithSIGTERM(t *testing.T) {
 	p.Close()
 	s.WaitFor(func() bool {
 		b, _ := os.ReadFile(log)
-		return strings.Count(string(b), "TERM") == 2
-	}, "both wrappers told of a SIGTERM")
+		return strings.Count(string(b), "TERM")+strings.Count(string(b), "END") == 2
+	}, "both wrappers ended on a SIGTERM (or on their client's own exit), neither killed")
+	// The pusher's clients get no EOF first: the SIGTERM is what ends them.
+	if b, _ := os.ReadFile(log); !strings.Contains(string(b), "TERM") {
+		t.Errorf("no wrapper was told of a SIGTERM: %q", b)
+	}
 	s.WaitFor(func() bool {
 		out, _ := s.Run("list-clients", "-F", "#{client_control_mode}")
 		return !strings.Contains(out, "1")
