@@ -219,10 +219,6 @@ func (s *Set) Problems() []Problem {
 	return slices.Clone(s.problems)
 }
 
-// Override applies one config [[agent]] entry: enabled=false removes the agent from the set;
-// extraProcessNames are added to its identity match. An unknown name is ignored.
-// Disabled reports whether [[agent]] enabled = false turned name off: a pane
-// its hooks registered is then no agent's either.
 // Claims reports whether one of names (a process's, as proc.Table.Names
 // gives them) is some agent's process name that is not a runtime's: a
 // process scan identifies as that agent whatever the pane's title says
@@ -244,6 +240,8 @@ func (s *Set) Claims(names []string) bool {
 	return false
 }
 
+// Disabled reports whether [[agent]] enabled = false turned name off: a pane
+// its hooks registered is then no agent's either.
 func (s *Set) Disabled(name string) bool {
 	if s == nil {
 		return false
@@ -253,6 +251,8 @@ func (s *Set) Disabled(name string) bool {
 	return s.disabled[name]
 }
 
+// Override applies one config [[agent]] entry: enabled=false removes the agent from the set;
+// extraProcessNames are added to its identity match. An unknown name is ignored.
 func (s *Set) Override(name string, enabled bool, extraProcessNames []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
