@@ -116,6 +116,14 @@ func New(bin string, t Target) *Client {
 	return &Client{Bin: bin, Target: t, Timeout: DefaultTimeout}
 }
 
+// binary is the tmux the client runs: Bin, else tmux on PATH.
+func (c *Client) binary() string {
+	if c.Bin == "" {
+		return "tmux"
+	}
+	return c.Bin
+}
+
 // bounded is ctx under the client's Timeout (DefaultTimeout when unset).
 func (c *Client) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	to := c.Timeout
@@ -165,10 +173,7 @@ func (c *Client) spawn(ctx context.Context, stdin string, args []string) *call {
 
 // prepare builds a call's command without starting it.
 func (c *Client) prepare(ctx context.Context, stdin string, args []string) *call {
-	bin := c.Bin
-	if bin == "" {
-		bin = "tmux"
-	}
+	bin := c.binary()
 	// -u: tmux takes a client without a UTF-8 locale (cron, an sshd
 	// without PAM, LANG unset) to want its output escaped, and prints the
 	// list's \x1f separator and every non-ASCII title as "_". tma's
@@ -241,10 +246,7 @@ func (c *Client) classify(ctx context.Context, err error, stderr string) error {
 // AttachArgv is the tmux command line that attaches a terminal to session
 // on this client's server.
 func (c *Client) AttachArgv(session string) []string {
-	bin := c.Bin
-	if bin == "" {
-		bin = "tmux"
-	}
+	bin := c.binary()
 	return append(append([]string{bin}, c.Target.Args()...), "attach-session", "-t", session)
 }
 

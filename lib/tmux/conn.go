@@ -39,10 +39,7 @@ var ErrConnClosed = errors.New("control connection closed")
 
 // Dial attaches a control client to session and waits until it answers.
 func (c *Client) Dial(ctx context.Context, session string) (*Conn, error) {
-	bin := c.Bin
-	if bin == "" {
-		bin = "tmux"
-	}
+	bin := c.binary()
 	args := append(append([]string{"-u"}, c.Target.Args()...), "-C", "attach-session", "-E", "-f", "ignore-size,no-output", "-t", session)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = controlEnv()

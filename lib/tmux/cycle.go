@@ -96,10 +96,7 @@ type PendingList struct {
 // one over instead of spawning.
 func (c *Client) StartList(ctx context.Context) *PendingList {
 	ctx, cancel := c.bounded(ctx)
-	bin := c.Bin
-	if bin == "" {
-		bin = "tmux"
-	}
+	bin := c.binary()
 	if p := listcall.Take(bin, c.Target.Args()); p != nil {
 		c.Spawns++
 		return &PendingList{client: c, nonce: p.Nonce, pre: p, ctx: ctx, cancel: cancel}

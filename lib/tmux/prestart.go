@@ -29,10 +29,7 @@ type PendingBatch struct {
 func (c *Client) StartBatch(ctx context.Context) *PendingBatch {
 	ctx, cancel := c.bounded(ctx)
 	p := &PendingBatch{client: c, cancel: cancel, ctx: ctx}
-	bin := c.Bin
-	if bin == "" {
-		bin = "tmux"
-	}
+	bin := c.binary()
 	if pre := listcall.TakeBatch(bin, c.Target.Args()); pre != nil {
 		c.Spawns++
 		p.pre = pre
