@@ -112,14 +112,11 @@ func Walk(ctx context.Context) (*Table, error) {
 // /proc/<pid>/task/<tid>/children; a kernel without that file
 // (CONFIG_PROC_CHILDREN unset) gets the whole /proc walk, and a host with
 // no /proc one `ps` run.
-func WalkTrees(ctx context.Context, roots []int) (*Table, error) {
-	return WalkTreesUntil(ctx, roots, nil)
-}
-
-// WalkTreesUntil is WalkTrees leaving the descendants of a process stop
-// claims unread, where the trees are read by children (the whole walk and
-// ps read everything anyway).
-func WalkTreesUntil(ctx context.Context, roots []int, stop Stop) (*Table, error) {
+//
+// Where the trees are read by children, the descendants of a process stop
+// claims are left unread (stop may be nil; the whole walk and ps read
+// everything anyway).
+func WalkTrees(ctx context.Context, roots []int, stop Stop) (*Table, error) {
 	if !hasProc() {
 		return walkPS(ctx)
 	}
@@ -510,11 +507,9 @@ func Ancestors(pid int) []*Proc {
 // panes the list will name: a scan runs it while tmux answers. It returns
 // nil where trees cannot be read by children (no /proc, no children files),
 // which leaves the caller to walk after its list.
-func WalkServer(pid int) *Table { return WalkServerUntil(pid, nil) }
-
-// WalkServerUntil is WalkServer leaving the descendants of a process stop
-// claims unread (see Stop).
-func WalkServerUntil(pid int, stop Stop) *Table {
+// The descendants of a process stop claims are left unread (see Stop; stop
+// may be nil).
+func WalkServer(pid int, stop Stop) *Table {
 	if pid <= 0 || !hasProc() || !hasChildren("/proc") {
 		return nil
 	}

@@ -69,7 +69,7 @@ func TestWalkTreesMatchesWalk(t *testing.T) {
 	}
 	sh := spawn(t)
 	roots := []int{os.Getpid(), sh.Process.Pid}
-	part, err := WalkTrees(context.Background(), roots)
+	part, err := WalkTrees(context.Background(), roots, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestWalkTreesFindsChildrenOfOtherThreads(t *testing.T) {
 	if err != nil || !strings.Contains(" "+string(b), " "+strconv.Itoa(r.cmd.Process.Pid)+" ") {
 		t.Skipf("the kernel filed the child elsewhere (%q, %v)", b, err)
 	}
-	tb, err := WalkTrees(context.Background(), []int{os.Getpid()})
+	tb, err := WalkTrees(context.Background(), []int{os.Getpid()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,11 +323,11 @@ func TestParseStatFields(t *testing.T) {
 // read the same trees a roots walk reads.
 func TestWalkServerAndExtend(t *testing.T) {
 	a, b := spawn(t), spawn(t)
-	tb := WalkServer(os.Getpid())
+	tb := WalkServer(os.Getpid(), nil)
 	if tb == nil {
 		t.Skip("no children files on this kernel")
 	}
-	want, err := WalkTrees(context.Background(), []int{a.Process.Pid, b.Process.Pid})
+	want, err := WalkTrees(context.Background(), []int{a.Process.Pid, b.Process.Pid}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestWalkServerAndExtend(t *testing.T) {
 		}
 	}
 	// A table read under another process lacks b's tree until Extend.
-	only := WalkServer(a.Process.Pid)
+	only := WalkServer(a.Process.Pid, nil)
 	if only.Get(b.Process.Pid) != nil {
 		t.Fatalf("b's shell is not a's child")
 	}

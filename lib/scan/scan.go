@@ -62,7 +62,7 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 	if o.Pane == "" && o.Getenv != nil {
 		if spid := c.ServerPID(o.Getenv); spid > 0 {
 			early = make(chan *proc.Table, 1)
-			go func() { early <- proc.WalkServerUntil(spid, stopAt(o.Manifests)) }()
+			go func() { early <- proc.WalkServer(spid, stopAt(o.Manifests)) }()
 		}
 	}
 	var snap *tmux.Snapshot
@@ -96,7 +96,7 @@ func Run(ctx context.Context, c *tmux.Client, o Options) (*Result, error) {
 	if procs != nil {
 		procs.Extend(roots(snap.Panes, o.Pane))
 	} else {
-		procs, perr = proc.WalkTreesUntil(ctx, roots(snap.Panes, o.Pane), stopAt(o.Manifests))
+		procs, perr = proc.WalkTrees(ctx, roots(snap.Panes, o.Pane), stopAt(o.Manifests))
 	}
 	tm.Walk = time.Since(t1)
 	res := &Result{Cycle: cyc}

@@ -149,8 +149,6 @@ func (p *PendingList) Abandon() {
 	_, _, _ = p.call.wait()
 }
 
-func listArgs(nonce string) []string { return listcall.Args(nonce) }
-
 // ParseList parses the output of a list call made without a nonce.
 func ParseList(out string) (*Snapshot, error) { return parseList(out, "") }
 

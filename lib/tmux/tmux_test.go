@@ -3,6 +3,7 @@ package tmux
 import (
 	"context"
 	"errors"
+	"github.com/tmaproject/tma/lib/tmux/listcall"
 	"strings"
 	"testing"
 )
@@ -104,7 +105,7 @@ func TestListNonce(t *testing.T) {
 	if err != nil || s.Server != "" || len(s.Panes) != 1 || s.Panes[0].Session != "" {
 		t.Fatalf("snapshot = %+v, %v", s, err)
 	}
-	args := listArgs("cafe")
+	args := listcall.Args("cafe")
 	if args[0] != "display-message" || !strings.HasPrefix(args[len(args)-1], "TMAPcafe"+sep) {
 		t.Fatalf("list args = %q", args)
 	}
