@@ -15,7 +15,8 @@ import (
 )
 
 // spawn starts a small tree under this process (sh → two sleeps) and
-// returns the shell; the tree is killed at the end of the test.
+// returns the shell once both sleeps have exec'd; the tree is killed at
+// the end of the test.
 func spawn(t *testing.T) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", "sleep 60 & sleep 61 & wait")
@@ -27,12 +28,14 @@ func spawn(t *testing.T) *exec.Cmd {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 	})
-	waitTree(t, cmd.Process.Pid, 3)
+	waitSleeps(t, cmd.Process.Pid, 2)
 	return cmd
 }
 
-// waitTree waits until the tree under pid holds n processes.
-func waitTree(t *testing.T, pid, n int) {
+// waitSleeps waits until n children of pid run sleep. Counting processes
+// is not enough: a child forked but not yet exec'd still reads "sh", and a
+// walk taken then disagrees with one taken a moment later (CI saw it).
+func waitSleeps(t *testing.T, pid, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -40,11 +43,17 @@ func waitTree(t *testing.T, pid, n int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(tb.Tree(pid)) >= n {
+		sleeps := 0
+		for _, p := range tb.Tree(pid) {
+			if p.PPID == pid && p.Comm == "sleep" {
+				sleeps++
+			}
+		}
+		if sleeps >= n {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the tree under %d never reached %d processes", pid, n)
+			t.Fatalf("the tree under %d never ran %d sleeps", pid, n)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
