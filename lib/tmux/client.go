@@ -1,7 +1,6 @@
 package tmux
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/tmux/listcall"
+	"github.com/tmaproject/tma/lib/tmux/spawn"
 )
 
 // DefaultTimeout bounds every tmux call: a wedged server degrades to a stale
@@ -152,57 +152,55 @@ func (c *Client) Run(ctx context.Context, stdin string, args ...string) (string,
 			return "", "", &Error{Kind: ErrTimeout, Target: c.Target, Bin: c.Bin}
 		}
 	}
-	return c.spawn(ctx, stdin, args).wait()
+	return c.spawn(ctx, stdin, args, false).wait()
 }
 
 // call is one tmux process in flight.
 type call struct {
-	c         *Client
-	ctx       context.Context
-	cmd       *exec.Cmd
-	out, errb bytes.Buffer
-	err       error // from Start
+	c     *Client
+	ctx   context.Context
+	p     *spawn.Proc
+	stdin string
+	err   error // from the PATH lookup
 }
 
-func (c *Client) spawn(ctx context.Context, stdin string, args []string) *call {
-	k := c.prepare(ctx, stdin, args)
+// spawn starts one tmux process for args, its stdin a pipe when it is
+// given one (a pending batch's lines come later, through finish).
+func (c *Client) spawn(ctx context.Context, stdin string, args []string, pipe bool) *call {
+	k := &call{c: c, ctx: ctx, stdin: stdin}
 	c.Spawns++
-	k.err = k.cmd.Start()
-	return k
-}
-
-// prepare builds a call's command without starting it.
-func (c *Client) prepare(ctx context.Context, stdin string, args []string) *call {
 	bin := c.binary()
+	exe, err := exec.LookPath(bin)
+	if err != nil {
+		k.err = err
+		return k
+	}
 	// -u: tmux takes a client without a UTF-8 locale (cron, an sshd
 	// without PAM, LANG unset) to want its output escaped, and prints the
 	// list's \x1f separator and every non-ASCII title as "_". tma's
 	// clients never draw a terminal, so they always say UTF-8.
-	argv := listcall.Argv(c.Target.Args(), args)
-	k := &call{c: c, ctx: ctx, cmd: exec.CommandContext(ctx, bin, argv...)}
-	if stdin != "" {
-		k.cmd.Stdin = strings.NewReader(stdin)
-	}
-	k.cmd.Stdout, k.cmd.Stderr = &k.out, &k.errb
-	// tmux refuses to nest when TMUX is set for some commands; we always name
-	// the server explicitly or rely on $TMUX on purpose, so leave env alone.
-	k.cmd.Env = os.Environ()
-	// The client hands its stdio to the server over the socket: a stopped
-	// (SIGSTOP) server holds those fds in its unread queue after the kill,
-	// so the pipes never reach EOF. WaitDelay closes them for us.
-	k.cmd.WaitDelay = KillWait
+	argv := append([]string{bin}, listcall.Argv(c.Target.Args(), args)...)
+	k.p = spawn.Start(exe, argv, pipe || stdin != "")
 	return k
 }
 
+// wait hands the call its stdin and waits for it. The client hands its
+// stdio to the server over the socket: a stopped (SIGSTOP) server holds
+// those fds in its unread queue after the kill, so the pipes never reach
+// end of file; KillWait bounds the wait for them.
 func (k *call) wait() (string, string, error) {
-	err := k.err
-	if err == nil {
-		err = k.cmd.Wait()
+	return k.finish(k.stdin)
+}
+
+func (k *call) finish(stdin string) (string, string, error) {
+	if k.err != nil {
+		return "", "", k.c.classify(k.ctx, k.err, "")
 	}
-	if err == nil {
-		return k.out.String(), k.errb.String(), nil
+	out, errs, err := k.p.Finish(k.ctx, stdin, KillWait)
+	if err != nil {
+		return out, errs, k.c.classify(k.ctx, err, errs)
 	}
-	return k.out.String(), k.errb.String(), k.c.classify(k.ctx, err, k.errb.String())
+	return out, errs, nil
 }
 
 // errCommand is a command that failed inside a control connection: its

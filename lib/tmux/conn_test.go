@@ -274,21 +274,26 @@ func TestPrestartedListIsTakenOver(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	defer func() { listcall.Pending = nil }()
 
-	listcall.Pending = listcall.Prestart([]string{"-L", s.Name}, getenv)
-	if listcall.Pending == nil {
+	pre := listcall.Prestart([]string{"-L", s.Name}, getenv)
+	if pre == nil {
 		t.Fatal("Prestart started nothing")
 	}
+	listcall.Pending = pre
 	p := New(s.Bin, c.Target).StartList(ctx)
-	if p.pre == nil || listcall.Pending != nil {
+	if p.call.p != pre.Proc || listcall.Pending != nil {
 		t.Fatal("StartList did not take the prestarted call")
 	}
 	takeList(t, c, p, want)
 
 	// A guess for another server: ended, and this client spawns its own.
-	listcall.Pending = listcall.Prestart([]string{"-L", s.Name + "-elsewhere"}, getenv)
+	pre = listcall.Prestart([]string{"-L", s.Name + "-elsewhere"}, getenv)
+	listcall.Pending = pre
 	q := New(s.Bin, c.Target).StartList(ctx)
-	if q.pre != nil || listcall.Pending != nil {
+	if q.call.p == pre.Proc || listcall.Pending != nil {
 		t.Fatal("a prestarted call for another server was taken")
+	}
+	if err := syscall.Kill(pre.Pid(), 0); err == nil {
+		t.Errorf("the wrong guess %d is still running", pre.Pid())
 	}
 	if got, err := q.Wait(c); err != nil || !sameList(got, want) {
 		t.Errorf("the client's own call after a wrong guess: %v", err)
@@ -324,7 +329,7 @@ func TestPendingBatch(t *testing.T) {
 		t.Errorf("the batch after the adopted one: %v, spawns %d", err, c.Spawns)
 	}
 	q := c.StartBatch(ctx)
-	pid := q.call.cmd.Process.Pid
+	pid := q.call.p.Pid()
 	t0 := time.Now()
 	q.Abandon()
 	if d := time.Since(t0); d > time.Second {
@@ -354,10 +359,11 @@ func TestPrestartedBatchIsTakenOver(t *testing.T) {
 	defer func() { listcall.PendingBatch = nil }()
 	args := []string{"-L", s.Name, "claude", "Stop"}
 
-	listcall.PendingBatch = listcall.PrestartBatch(args, getenv, noDaemon)
+	pre := listcall.PrestartBatch(args, getenv, noDaemon)
+	listcall.PendingBatch = pre
 	c := New(s.Bin, Target{SocketName: s.Name})
 	p := New(s.Bin, c.Target).StartBatch(ctx)
-	if p.pre == nil || listcall.PendingBatch != nil {
+	if pre == nil || p.call.p != pre.Proc || listcall.PendingBatch != nil {
 		t.Fatal("StartBatch did not take the prestarted batch")
 	}
 	c.Adopt(p)
@@ -375,14 +381,21 @@ func TestPrestartedBatchIsTakenOver(t *testing.T) {
 	if d := time.Since(t0); d > time.Second {
 		t.Errorf("abandoning took %s", d)
 	}
+	if err := syscall.Kill(q.call.p.Pid(), 0); err == nil {
+		t.Errorf("the abandoned batch %d is still running", q.call.p.Pid())
+	}
 	if got := s.Option(pane, "@tma_pre"); got != "1" {
 		t.Errorf("an abandoned batch changed the pane: %q", got)
 	}
 
-	listcall.PendingBatch = listcall.PrestartBatch([]string{"-L", s.Name + "-elsewhere", "claude", "Stop"}, getenv, noDaemon)
+	pre = listcall.PrestartBatch([]string{"-L", s.Name + "-elsewhere", "claude", "Stop"}, getenv, noDaemon)
+	listcall.PendingBatch = pre
 	r := New(s.Bin, c.Target).StartBatch(ctx)
-	if r.pre != nil || listcall.PendingBatch != nil {
+	if r.call.p == pre.Proc || listcall.PendingBatch != nil {
 		t.Fatal("a batch for another server was taken")
+	}
+	if err := syscall.Kill(pre.Pid(), 0); err == nil {
+		t.Errorf("the batch for another server %d is still running", pre.Pid())
 	}
 	r.Abandon()
 }

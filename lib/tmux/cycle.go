@@ -84,8 +84,7 @@ func (c *Client) List(ctx context.Context) (*Snapshot, error) {
 type PendingList struct {
 	client *Client
 	nonce  string
-	call   *call
-	pre    *listcall.Proc // the call prelist started, taken over
+	call   *call // spawned here, or the one prelist started, taken over
 	ctx    context.Context
 	cancel context.CancelFunc
 	taken  bool
@@ -99,10 +98,10 @@ func (c *Client) StartList(ctx context.Context) *PendingList {
 	bin := c.binary()
 	if p := listcall.Take(bin, c.Target.Args()); p != nil {
 		c.Spawns++
-		return &PendingList{client: c, nonce: p.Nonce, pre: p, ctx: ctx, cancel: cancel}
+		return &PendingList{client: c, nonce: p.Nonce, call: &call{c: c, ctx: ctx, p: p.Proc}, ctx: ctx, cancel: cancel}
 	}
 	nonce := listcall.Nonce()
-	return &PendingList{client: c, nonce: nonce, call: c.spawn(ctx, "", listcall.Args(nonce)), ctx: ctx, cancel: cancel}
+	return &PendingList{client: c, nonce: nonce, call: c.spawn(ctx, "", listcall.Args(nonce), false), ctx: ctx, cancel: cancel}
 }
 
 // For reports whether the call lists what c would: the same binary and
@@ -117,13 +116,6 @@ func (p *PendingList) Wait(c *Client) (*Snapshot, error) {
 	p.taken = true
 	defer p.cancel()
 	c.Spawns += p.client.Spawns
-	if p.pre != nil {
-		out, errs, err := p.pre.Wait(p.ctx, KillWait)
-		if err != nil {
-			return nil, c.classify(p.ctx, err, errs)
-		}
-		return parseList(out, p.nonce)
-	}
 	out, _, err := p.call.wait()
 	if err != nil {
 		if e, ok := err.(*Error); ok {
@@ -142,10 +134,6 @@ func (p *PendingList) Abandon() {
 	}
 	p.taken = true
 	p.cancel()
-	if p.pre != nil {
-		p.pre.End()
-		return
-	}
 	_, _, _ = p.call.wait()
 }
 

@@ -2,7 +2,6 @@ package tmux
 
 import (
 	"context"
-	"io"
 	"time"
 
 	"github.com/tmaproject/tma/lib/tmux/listcall"
@@ -15,10 +14,8 @@ import (
 // source-file - without holding anything else up.
 type PendingBatch struct {
 	client *Client
-	call   *call
-	pre    *listcall.Proc // the process prebatch started, taken over
+	call   *call // spawned here, or the one prebatch started, taken over
 	ctx    context.Context
-	stdin  io.WriteCloser
 	cancel context.CancelFunc
 	done   bool
 }
@@ -32,19 +29,10 @@ func (c *Client) StartBatch(ctx context.Context) *PendingBatch {
 	bin := c.binary()
 	if pre := listcall.TakeBatch(bin, c.Target.Args()); pre != nil {
 		c.Spawns++
-		p.pre = pre
+		p.call = &call{c: c, ctx: ctx, p: pre.Proc}
 		return p
 	}
-	k := c.prepare(ctx, "", []string{"source-file", "-"})
-	in, err := k.cmd.StdinPipe()
-	if err != nil {
-		k.err = err
-	} else {
-		p.stdin = in
-		c.Spawns++
-		k.err = k.cmd.Start()
-	}
-	p.call = k
+	p.call = c.spawn(ctx, "", []string{"source-file", "-"}, true)
 	return p
 }
 
@@ -63,20 +51,7 @@ func (c *Client) Adopt(p *PendingBatch) {
 func (p *PendingBatch) finish(stdin string) (string, string, error) {
 	p.done = true
 	defer p.cancel()
-	if p.pre != nil {
-		out, errs, err := p.pre.Finish(p.ctx, stdin, KillWait)
-		if err != nil {
-			err = p.client.classify(p.ctx, err, errs)
-		}
-		return out, errs, err
-	}
-	if p.call.err == nil {
-		// A client that is gone (no server) fails the write; its exit
-		// status says why.
-		_, _ = io.WriteString(p.stdin, stdin)
-		_ = p.stdin.Close()
-	}
-	return p.call.wait()
+	return p.call.finish(stdin)
 }
 
 // AbandonWait bounds how long an unused pending batch is waited for.
@@ -90,22 +65,8 @@ func (p *PendingBatch) Abandon() {
 	}
 	p.done = true
 	defer p.cancel()
-	if p.pre != nil {
-		ctx, cancel := context.WithTimeout(p.ctx, AbandonWait)
-		defer cancel()
-		_, _, _ = p.pre.Finish(ctx, "", 0)
-		return
-	}
-	if p.call.err != nil {
-		return
-	}
-	_ = p.stdin.Close()
-	waited := make(chan struct{})
-	go func() { _, _, _ = p.call.wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-time.After(AbandonWait):
-		p.cancel()
-		<-waited
-	}
+	ctx, cancel := context.WithTimeout(p.ctx, AbandonWait)
+	defer cancel()
+	p.call.ctx = ctx
+	_, _, _ = p.call.finish("")
 }

@@ -49,6 +49,7 @@ func imports(t *testing.T) map[string][]string {
 // Packages allowed to run external programs, and which ones.
 var spawners = map[string]string{
 	"lib/tmux":              "tmux",
+	"lib/tmux/spawn":        "tmux, every one-shot call, by syscall.ForkExec (no os/exec: its first start forks a pidfd probe)",
 	"lib/proc":              "ps, where there is no /proc",
 	"lib/gitinfo":           "git, one bounded call per directory",
 	"lib/testkit":           "tmux and go build, for tests only",
@@ -70,6 +71,25 @@ func TestOnlyAllowedPackagesSpawn(t *testing.T) {
 				if _, ok := spawners[dir]; !ok {
 					t.Errorf("%s imports os/exec: only %v may run programs", file, keys(spawners))
 				}
+			}
+		}
+	}
+}
+
+// A program can be started without os/exec: the same rule holds for the
+// calls that fork or exec directly.
+func TestOnlyAllowedPackagesForkOrExec(t *testing.T) {
+	r := root(t)
+	calls := []string{"syscall.ForkExec(", "syscall.StartProcess(", "os.StartProcess(", "syscall.Exec(", "unix.Exec("}
+	for file := range imports(t) {
+		b, err := os.ReadFile(filepath.Join(r, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.ToSlash(filepath.Dir(file))
+		for _, c := range calls {
+			if _, ok := spawners[dir]; !ok && strings.Contains(string(b), c) {
+				t.Errorf("%s calls %s: only %v may run programs", file, strings.TrimSuffix(c, "("), keys(spawners))
 			}
 		}
 	}

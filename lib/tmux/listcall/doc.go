@@ -11,6 +11,6 @@
 // what a call asks (the fields, the words that name the server, the
 // binary) lives here once, and lib/tmux builds its own calls from it, so
 // the call started early and the call lib/tmux would start are the same
-// argv or the early one is not taken. This package and lib/tmux are the
-// only ones that run tmux.
+// argv or the early one is not taken. The fork itself is lib/tmux/spawn's,
+// the one way tma runs a tmux call.
 package listcall

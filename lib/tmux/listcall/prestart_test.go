@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/tmux/spawn"
 )
 
 // fakeTmux writes a script standing in for tmux: it records its words one
@@ -56,7 +57,7 @@ func TestPrestartExitAndTimeout(t *testing.T) {
 	bin, _ := fakeTmux(t, "echo 'no server running on /x' >&2; exit 1")
 	p := Prestart(nil, envOf(map[string]string{"TMA_TMUX_BIN": bin, "HOME": home}))
 	_, errs, err := p.Wait(context.Background(), time.Second)
-	var ee *ExitError
+	var ee *spawn.ExitError
 	if !errors.As(err, &ee) || ee.Status.ExitStatus() != 1 || !strings.Contains(errs, "no server running") {
 		t.Errorf("a failed call: %q %v", errs, err)
 	}
