@@ -165,9 +165,16 @@ func (p *Proc) wait(ctx context.Context, grace time.Duration) (stdout, stderr st
 	select {
 	case ws = <-exited:
 	case <-ctx.Done():
-		_ = syscall.Kill(p.pid, syscall.SIGKILL)
-		ws = <-exited
-		err = ctx.Err()
+		select {
+		case ws = <-exited: // it ended as the context did: its own answer
+		default:
+			// Not reaped when looked at. The waiter may reap it in the
+			// instant before the kill, but Linux hands pids out in
+			// sequence, so that pid is not another process's yet.
+			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			ws = <-exited
+			err = ctx.Err()
+		}
 	}
 	if p.stdin != nil {
 		p.stdin.Close() // ends a write Finish still has blocked on it
