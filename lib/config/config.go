@@ -171,9 +171,13 @@ type ReplyLane struct {
 	HoldMS  int
 }
 
-// Tmux is [tmux].
+// Tmux is [tmux]. ControlClients false keeps every follower to polling:
+// tmux before 3.7 can crash when a notification meets a control client
+// that is still identifying (docs/architecture.md), and a person who has
+// seen it may rather pay the poll's latency than the risk.
 type Tmux struct {
-	Bin string `toml:"bin"`
+	Bin            string `toml:"bin"`
+	ControlClients bool   `toml:"control_clients"`
 }
 
 // Telemetry is [telemetry].
@@ -241,6 +245,7 @@ func Default() *Config {
 			"gemini-2.5-flash":      1048576,
 			"gemini-2.5-flash-lite": 1048576,
 		}},
+		Tmux: Tmux{ControlClients: true},
 		Daemon: Daemon{
 			SweepSecs:             45,
 			QuietMS:               1000,

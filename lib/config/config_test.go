@@ -59,6 +59,7 @@ func TestDefaultMatchesManual(t *testing.T) {
 		Focus:   Focus{Events: false},
 		Install: Install{WrapperRef: "bare"},
 		Hooks:   Hooks{ClaudeReplyLane: ReplyLane{Enabled: true, HoldMS: 25000}},
+		Tmux:    Tmux{ControlClients: true},
 		Telemetry: Telemetry{Windows: map[string]int64{
 			"gemini-2.5-pro": 1048576, "gemini-2.5-flash": 1048576, "gemini-2.5-flash-lite": 1048576,
 		}},

@@ -22,7 +22,7 @@ type cli struct {
 	CaptureAll bool          `name:"capture-all" help:"read every agent screen, even where the stamp could be reused (debug explain)."`
 	Follow     bool          `name:"follow" help:"keep going: a cycle every --interval, and early when tmux pushes a change (control mode)."`
 	Interval   time.Duration `name:"interval" default:"1s" help:"the cycle cadence with --follow."`
-	NoPush     bool          `name:"no-push" help:"with --follow, poll only: no control-mode clients."`
+	NoPush     bool          `name:"no-push" help:"with --follow, poll only: no control-mode clients (also [tmux] control_clients = false)."`
 	Daemon     bool          `name:"daemon" help:"with --follow, the daemon's scan: a reconciliation sweep every [daemon] sweep_secs, and each pane's active->quiet edge after quiet_ms."`
 	Timing     bool          `name:"debug-timing" help:"say on stderr what the cycle cost, phase by phase, and which panes were captured or capture-skipped."`
 }
@@ -74,7 +74,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return common.ExitOK
 	}
-	return follow(e, w, tc, opts, rl, c.Interval, !c.NoPush, c.Daemon, fail)
+	// [tmux] control_clients = false is --no-push for every follower (a
+	// daemon's, a wait's, a subscribe's): read once, at the start.
+	push := !c.NoPush && l.Config.Tmux.ControlClients
+	return follow(e, w, tc, opts, rl, c.Interval, push, c.Daemon, fail)
 }
 
 // timing is --debug-timing: the phases' cost, then every agent pane as
