@@ -400,6 +400,10 @@ func Diagnose(f Facts) (*Report, string) {
 	if doc.Server.Old {
 		line("tmux:", "%s is older than 3.6 — tma is developed and tested against 3.6 or newer (it runs on 3.3+; upgrade tmux if something misbehaves)", doc.Server.TmuxVersion)
 	}
+	// Information, not a warning: the default stays push (config.md).
+	if olderThan(doc.Server.TmuxVersion, 3, 7) && (f.Config == nil || f.Config.Tmux.ControlClients) {
+		line("control:", "tmux %s can crash when a window changes while a control-mode client is still attaching (fixed in tmux 3.7); the daemon, tma wait and tma subscribe attach such clients — `[tmux] control_clients = false` in config.toml makes them poll instead", doc.Server.TmuxVersion)
+	}
 	if f.Options.StatusRead && f.Options.StatusOff {
 		warn()
 		line("status:", "the global `status` option is off — the `#(tma status)` driver never runs and `display-message` notifications are invisible (`tmux set -g status on`)")

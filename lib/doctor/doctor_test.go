@@ -265,6 +265,29 @@ func TestProcessNamesAndSkips(t *testing.T) {
 	}
 }
 
+// TestControlClientsNote: below tmux 3.7 doctor says that control-mode
+// clients can crash the server and how to turn them off, as information
+// (no warning); not at 3.7, and not once they are off.
+func TestControlClientsNote(t *testing.T) {
+	const note = "control: tmux 3.6 can crash when a window changes while a control-mode client is still attaching (fixed in tmux 3.7)"
+	f := healthy(t)
+	doc, text := Diagnose(f)
+	if doc.Warnings != 0 || !strings.Contains(text, note) || !strings.Contains(text, "`[tmux] control_clients = false`") {
+		t.Errorf("3.6: %d warnings:\n%s", doc.Warnings, text)
+	}
+	for _, c := range []struct {
+		version string
+		off     bool
+	}{{"3.7", false}, {"3.7b", false}, {"next-3.8", false}, {"3.6", true}} {
+		f := healthy(t)
+		f.Scan.Cycle.TmuxVersion = c.version
+		f.Config.Tmux.ControlClients = !c.off
+		if _, text := Diagnose(f); strings.Contains(text, "control:") {
+			t.Errorf("%s (control_clients off: %v): a control: line:\n%s", c.version, c.off, text)
+		}
+	}
+}
+
 func TestOlderThan(t *testing.T) {
 	for v, want := range map[string]bool{"3.3a": true, "3.5": true, "3.6": false, "next-3.8": false, "master": false, "4.0": false, "2.9": true} {
 		if got := olderThan(v, 3, 6); got != want {

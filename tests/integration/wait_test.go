@@ -144,14 +144,14 @@ func TestWaitFleet(t *testing.T) {
 		}
 	}
 	// --count is a quorum over whoever shows up.
-	out, _, code = e.tma("wait", "--count", "2", "--until", "idle")
+	out, errs, code = e.tma("wait", "--count", "2", "--until", "idle")
 	if code != 0 || strings.Count(out, "\n") != 2 {
-		t.Errorf("--count: %d %q", code, out)
+		t.Errorf("--count: %d %q %s", code, out, errs)
 	}
 	// --any returns the first in scope.
-	out, _, code = e.tma("wait", "--any", "--until", "working")
+	out, errs, code = e.tma("wait", "--any", "--until", "working")
 	if code != 0 || !strings.HasPrefix(out, late.Pane+"\t") {
-		t.Errorf("--any: %d %q", code, out)
+		t.Errorf("--any: %d %q %s", code, out, errs)
 	}
 }
 
