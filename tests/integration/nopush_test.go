@@ -62,3 +62,53 @@ func TestFollowersWithoutControlClients(t *testing.T) {
 		})
 	}
 }
+
+// With a daemon answering, tma subscribe takes the daemon's pushes and its
+// scan attaches no pushers of its own: the one control client it adds is
+// its connection for the list and captures. Without a daemon it attaches a
+// pusher for the session as well.
+func TestFollowerRidesTheDaemonsPushes(t *testing.T) {
+	needProc(t)
+	for i, withDaemon := range []bool{true, false} {
+		t.Run(map[bool]string{true: "daemon", false: "alone"}[withDaemon], func(t *testing.T) {
+			e := newEnv(t, "")
+			a := e.s.StartAgent("claude", claudeWorking)
+			if withDaemon {
+				e.ensure()
+				// The daemon's own clients first, so they are not counted
+				// as the subscriber's.
+				e.s.WaitFor(func() bool { return e.controlClients() > 0 }, "the daemon's control clients")
+				time.Sleep(500 * time.Millisecond)
+			}
+			base := e.controlClients()
+			tag := fmt.Sprintf("TMA_RIDES_TEST=%d-%d", os.Getpid(), i)
+			_, so := e.startTagged(tag, "dash", filepath.Join(binDir, "tma"), "-L", e.s.Name, "subscribe", "--json", "--interval", "200ms")
+			out := lines(so)
+			// The first snapshot; in push mode a quiet fleet prints no more.
+			for seen := false; !seen; {
+				select {
+				case l, ok := <-out:
+					if !ok {
+						t.Fatal("subscribe ended")
+					}
+					seen = strings.Contains(l, `"pane":"`+a.Pane+`"`)
+				case <-time.After(15 * time.Second):
+					t.Fatal("no snapshot with the agent within 15s")
+				}
+			}
+			want := base + 2 // a pusher for the one session, and the connection
+			if withDaemon {
+				want = base + 1
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for e.controlClients() != want && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			// And no more come: a second of 200 ms ticks later.
+			time.Sleep(time.Second)
+			if got := e.controlClients(); got != want {
+				t.Errorf("control clients %d (%d before subscribe), want %d", got, base, want)
+			}
+		})
+	}
+}

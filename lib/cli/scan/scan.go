@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/daemon/daemonpath"
 	"github.com/tmaproject/tma/lib/lifeline"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/scan"
@@ -23,8 +25,12 @@ type cli struct {
 	Follow     bool          `name:"follow" help:"keep going: a cycle every --interval, and early when tmux pushes a change (control mode)."`
 	Interval   time.Duration `name:"interval" default:"1s" help:"the cycle cadence with --follow."`
 	NoPush     bool          `name:"no-push" help:"with --follow, poll only: no control-mode clients (also [tmux] control_clients = false)."`
-	Daemon     bool          `name:"daemon" help:"with --follow, the daemon's scan: a reconciliation sweep every [daemon] sweep_secs, and each pane's active->quiet edge after quiet_ms."`
-	Timing     bool          `name:"debug-timing" help:"say on stderr what the cycle cost, phase by phase, and which panes were captured or capture-skipped."`
+	// RidesDaemon is the dispatcher's, for tma wait and tma subscribe, whose
+	// consumer takes a running daemon's pushes (push mode): its scan then
+	// attaches no pushers of its own.
+	RidesDaemon bool `name:"rides-daemon" hidden:"" help:"with --follow: attach no pushers while a daemon answers for the server (its consumer takes the daemon's pushes)."`
+	Daemon      bool `name:"daemon" help:"with --follow, the daemon's scan: a reconciliation sweep every [daemon] sweep_secs, and each pane's active->quiet edge after quiet_ms."`
+	Timing      bool `name:"debug-timing" help:"say on stderr what the cycle cost, phase by phase, and which panes were captured or capture-skipped."`
 }
 
 // Run is tma-scan's main.
@@ -77,7 +83,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// [tmux] control_clients = false is --no-push for every follower (a
 	// daemon's, a wait's, a subscribe's): read once, at the start.
 	push := !c.NoPush && l.Config.Tmux.ControlClients
-	return follow(e, w, tc, opts, rl, c.Interval, push, c.Daemon, fail)
+	return follow(e, w, tc, opts, rl, c.Interval, push, c.RidesDaemon && !c.Daemon, c.Daemon, fail)
 }
 
 // timing is --debug-timing: the phases' cost, then every agent pane as
@@ -142,7 +148,7 @@ const (
 // It ends with its pipeline (see lib/lifeline): on its parent's death or an
 // ending signal it detaches its control clients and exits with the shell's
 // code for the signal; when its reader is gone, at once.
-func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options, rl *common.Reloader, interval time.Duration, push, daemon bool, fail func(string, int) int) int {
+func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options, rl *common.Reloader, interval time.Duration, push, ridesDaemon, daemon bool, fail func(string, int) int) int {
 	lifeline.DieWithReader(e.Stdout)
 	ctx, stop := lifeline.Context(common.Background())
 	defer stop()
@@ -205,9 +211,22 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options,
 			if emit(w, res) != nil {
 				return common.ExitFail
 			}
-			if pusher != nil {
+			if ridesDaemon && pusher != nil {
+				// Decided before the pushers' first attach: every control
+				// client attaching is a moment a tmux before 3.7 can crash
+				// in (architecture.md), and these would only duplicate
+				// the daemon's.
+				ridesDaemon = false
+				if daemonAnswers(res.Cycle.Server, e.Getenv) {
+					pusher.Close()
+					pusher, pushC = nil, nil
+				}
+			}
+			if push {
 				ss := sessions(res)
-				pusher.Sync(ss)
+				if pusher != nil {
+					pusher.Sync(ss)
+				}
 				// The next ticks' list and captures go through one control
 				// client instead of a tmux process each.
 				tc.KeepConn(ctx, ss)
@@ -240,6 +259,18 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options,
 			lastPush = time.Now()
 		}
 	}
+}
+
+// daemonAnswers reports whether a daemon accepts connections on the
+// server's socket now (a stale socket file refuses them). The connection
+// is closed unasked; the daemon drops it quietly.
+func daemonAnswers(server string, getenv func(string) string) bool {
+	c, err := net.DialTimeout("unix", daemonpath.ForEnv(server, getenv).Socket, 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 func sessions(res *scan.Result) []string {
