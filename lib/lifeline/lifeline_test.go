@@ -40,6 +40,15 @@ func TestMain(m *testing.M) {
 		s, _ := Cause(ctx)
 		fmt.Println("ended", s.Code())
 		os.Exit(0)
+	case "reader-settle":
+		// The settle step runs once the reader is gone, before the exit.
+		DieWithReaderAfter(os.Stdout, func() {
+			time.Sleep(200 * time.Millisecond)
+			_ = os.WriteFile(os.Getenv("LIFELINE_SETTLED"), []byte("settled"), 0o600)
+		})
+		fmt.Println("ready")
+		time.Sleep(time.Minute)
+		os.Exit(0)
 	case "reader":
 		DieWithReader(os.Stdout)
 		fmt.Println("ready")
@@ -232,5 +241,34 @@ func TestDieWithReader(t *testing.T) {
 	r.Close()
 	if got := status(waitWithin(t, cmd, 5*time.Second)); got != "signal broken pipe" {
 		t.Fatalf("stage with its reader gone: %s, want signal broken pipe", got)
+	}
+}
+
+// DieWithReaderAfter: the settle step has run, to its end, before the
+// stage dies of the broken pipe.
+func TestDieWithReaderAfterSettles(t *testing.T) {
+	marker := t.TempDir() + "/settled"
+	cmd := helper(t, "reader-settle", "LIFELINE_SETTLED="+marker)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if l, _ := bufio.NewReader(r).ReadString('\n'); l != "ready\n" {
+		t.Fatalf("helper said %q", l)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("settled while the reader was still there")
+	}
+	r.Close()
+	if got := status(waitWithin(t, cmd, 5*time.Second)); got != "signal broken pipe" {
+		t.Fatalf("stage with its reader gone: %s, want signal broken pipe", got)
+	}
+	if b, err := os.ReadFile(marker); err != nil || string(b) != "settled" {
+		t.Errorf("the stage died before its settle step ended: %q %v", b, err)
 	}
 }

@@ -11,7 +11,14 @@ import (
 // must not leave its pipeline polling tmux for another interval. When the
 // read end closes, one byte is written so the runtime's SIGPIPE exit (141)
 // happens now. A stdout that is not a pipe is left alone.
-func DieWithReader(stdout any) {
+func DieWithReader(stdout any) { DieWithReaderAfter(stdout, nil) }
+
+// DieWithReaderAfter is DieWithReader that calls settle, when not nil,
+// once the reader is gone and before the stage dies. A stage that holds
+// tmux control clients uses it to let one still attaching finish first:
+// the exit ends every client at once, and tmux before 3.7 crashes when a
+// client goes while another is still identifying. settle bounds itself.
+func DieWithReaderAfter(stdout any, settle func()) {
 	f, ok := stdout.(*os.File)
 	if !ok {
 		return
@@ -28,6 +35,9 @@ func DieWithReader(stdout any) {
 				continue
 			}
 			if err != nil || n > 0 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+				if settle != nil {
+					settle()
+				}
 				_, _ = f.Write([]byte{'\n'})
 				return
 			}

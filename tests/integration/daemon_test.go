@@ -309,8 +309,8 @@ func TestDaemonRestart(t *testing.T) {
 		t.Fatalf("the old daemon did not exit on SIGTERM:\n%s", e.daemonLog())
 	}
 	e.stopDaemon()
-	if out, _, code := e.tma("daemon", "--restart"); code != 0 || out != "tma: daemon restarted ("+r.Version+")\n" {
-		t.Fatalf("restart with none running: exit %d %q", code, out)
+	if out, errs, code := e.tma("daemon", "--restart"); code != 0 || out != "tma: daemon restarted ("+r.Version+")\n" {
+		t.Fatalf("restart with none running: exit %d %q %s\nlog:\n%s", code, out, errs, e.daemonLog())
 	}
 	e.stopDaemon()
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -140,6 +142,11 @@ const (
 	MinPushGap = 500 * time.Millisecond
 )
 
+// SettleWait bounds how long a follower whose reader is gone waits for a
+// control client still attaching before it ends: tmux.ReadyWait, the
+// longest one attach waits for its client's first line.
+const SettleWait = tmux.ReadyWait
+
 // follow emits a cycle every interval and early on a control-mode push.
 // Control mode that fails degrades silently to polling; the pusher
 // re-probes. A tmux call that times out is a skipped tick; a server that is
@@ -149,7 +156,22 @@ const (
 // ending signal it detaches its control clients and exits with the shell's
 // code for the signal; when its reader is gone, at once.
 func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options, rl *common.Reloader, interval time.Duration, push, ridesDaemon, daemon bool, fail func(string, int) int) int {
-	lifeline.DieWithReader(e.Stdout)
+	// attaching is held while the loop attaches control clients. A reader
+	// gone ends this process and, with it, every client at once (their
+	// Pdeathsig); tmux before 3.7 crashes when a client goes while another
+	// is still identifying, so the end waits for an attach under way, at
+	// most SettleWait, and no attach starts after it.
+	var attaching sync.Mutex
+	var closing atomic.Bool
+	lifeline.DieWithReaderAfter(e.Stdout, func() {
+		closing.Store(true)
+		settled := make(chan struct{})
+		go func() { attaching.Lock(); close(settled) }()
+		select {
+		case <-settled:
+		case <-time.After(SettleWait):
+		}
+	})
 	ctx, stop := lifeline.Context(common.Background())
 	defer stop()
 	if interval < 100*time.Millisecond {
@@ -211,7 +233,7 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options,
 			if emit(w, res) != nil {
 				return common.ExitFail
 			}
-			if ridesDaemon && pusher != nil {
+			if ridesDaemon && pusher != nil && !closing.Load() {
 				// Decided before the pushers' first attach: every control
 				// client attaching is a moment a tmux before 3.7 can crash
 				// in (architecture.md), and these would only duplicate
@@ -222,7 +244,8 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options,
 					pusher, pushC = nil, nil
 				}
 			}
-			if push {
+			if push && !closing.Load() {
+				attaching.Lock()
 				ss := sessions(res)
 				if pusher != nil {
 					pusher.Sync(ss)
@@ -230,6 +253,7 @@ func follow(e *common.Env, w *record.Writer, tc *tmux.Client, opts scan.Options,
 				// The next ticks' list and captures go through one control
 				// client instead of a tmux process each.
 				tc.KeepConn(ctx, ss)
+				attaching.Unlock()
 			}
 		}
 		wait := interval - time.Since(last)
