@@ -129,6 +129,11 @@ func TestWaitFleet(t *testing.T) {
 	// does not join it.
 	cmd, so, _ := e.start("wait", "--all", "--until", "idle", "--json")
 	time.Sleep(400 * time.Millisecond)
+	// The new window only once the wait's control clients (the pusher and
+	// the connection) have attached: a window added while one of them is
+	// still identifying crashes tmux before 3.7 (architecture.md), which a
+	// loaded run did here.
+	e.s.WaitFor(func() bool { return e.controlClients() >= 2 }, "the wait's control clients")
 	late := e.s.StartAgent("claude", claudeWorking)
 	a.Paint(claudeIdle)
 	time.Sleep(300 * time.Millisecond)
