@@ -222,10 +222,11 @@ func TestContext(t *testing.T) {
 	}
 }
 
-// The reader of the stage's stdout goes away: the stage ends now (SIGPIPE),
-// not at its next write.
-func TestDieWithReader(t *testing.T) {
-	cmd := helper(t, "reader")
+// startReading starts the helper in mode with its stdout on a pipe and
+// returns once it says it is ready, with the pipe's read end.
+func startReading(t *testing.T, mode string, extraEnv ...string) (*exec.Cmd, *os.File) {
+	t.Helper()
+	cmd := helper(t, mode, extraEnv...)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -238,6 +239,13 @@ func TestDieWithReader(t *testing.T) {
 	if l, _ := bufio.NewReader(r).ReadString('\n'); l != "ready\n" {
 		t.Fatalf("helper said %q", l)
 	}
+	return cmd, r
+}
+
+// The reader of the stage's stdout goes away: the stage ends now (SIGPIPE),
+// not at its next write.
+func TestDieWithReader(t *testing.T) {
+	cmd, r := startReading(t, "reader")
 	r.Close()
 	if got := status(waitWithin(t, cmd, 5*time.Second)); got != "signal broken pipe" {
 		t.Fatalf("stage with its reader gone: %s, want signal broken pipe", got)
@@ -248,19 +256,7 @@ func TestDieWithReader(t *testing.T) {
 // stage dies of the broken pipe.
 func TestDieWithReaderAfterSettles(t *testing.T) {
 	marker := t.TempDir() + "/settled"
-	cmd := helper(t, "reader-settle", "LIFELINE_SETTLED="+marker)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout = w
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	if l, _ := bufio.NewReader(r).ReadString('\n'); l != "ready\n" {
-		t.Fatalf("helper said %q", l)
-	}
+	cmd, r := startReading(t, "reader-settle", "LIFELINE_SETTLED="+marker)
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("settled while the reader was still there")
 	}
