@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -181,4 +182,36 @@ func keys(m map[string]string) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// early are the packages an init function runs (prelist, prebatch) and
+// what they stand on: Go runs that init as soon as its imports are ready,
+// so each imports standard packages and only the tma packages named here,
+// none of which has a costly init.
+var early = map[string][]string{
+	"lib/tmux/spawn":        nil,
+	"lib/tmux/listcall":     {"lib/tmux/spawn"},
+	"lib/daemon/daemonpath": nil,
+	"lib/tmux/prelist":      {"lib/tmux/listcall"},
+	"lib/tmux/prebatch":     {"lib/tmux/listcall", "lib/daemon/daemonpath"},
+}
+
+func TestEarlyPackagesStayLeaves(t *testing.T) {
+	const mod = "github.com/tmaproject/tma/"
+	for file, ims := range imports(t) {
+		dir := filepath.ToSlash(filepath.Dir(file))
+		allowed, ok := early[dir]
+		if !ok {
+			continue
+		}
+		for _, im := range ims {
+			first, _, _ := strings.Cut(im, "/")
+			if !strings.Contains(first, ".") {
+				continue // a standard package
+			}
+			if !strings.HasPrefix(im, mod) || !slices.Contains(allowed, strings.TrimPrefix(im, mod)) {
+				t.Errorf("%s imports %s: an early package imports only standard packages and %v", file, im, allowed)
+			}
+		}
+	}
 }

@@ -3,8 +3,8 @@
 // a way to start it (and a hook's `source-file -` write client) before the
 // program that needs it has finished starting.
 //
-// The rule: this package imports nothing of tma's and no package with a
-// costly init, because packages prelist and prebatch call Prestart and
+// The rule: this package imports standard packages and lib/tmux/spawn
+// only, none with a costly init (tests/boundary holds it to that), because packages prelist and prebatch call Prestart and
 // PrestartBatch from an init function that Go runs as soon as the standard
 // packages below it are ready, while the rest of the program (kong, toml,
 // the manifests) still waits to be initialized. Everything that decides
