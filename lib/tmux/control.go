@@ -84,10 +84,7 @@ func (p *Pusher) Sync(sessions []string) int {
 }
 
 func (p *Pusher) attach(session string) error {
-	bin := p.client.Bin
-	if bin == "" {
-		bin = "tmux"
-	}
+	bin := p.client.binary()
 	args := append(append([]string{"-u"}, p.client.Target.Args()...), "-C", "attach-session", "-E", "-f", "ignore-size,read-only", "-t", session)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = controlEnv()

@@ -39,19 +39,9 @@ func TestFollowersWithoutControlClients(t *testing.T) {
 			out := lines(so)
 			// Five documents or cycles: a second of following, well past the
 			// first cycle, after which a pusher would have attached.
-			for n := 0; n < 5; {
-				select {
-				case l, ok := <-out:
-					if !ok {
-						t.Fatal("the follower ended")
-					}
-					if strings.Contains(l, `"pane":"`+a.Pane+`"`) || strings.HasPrefix(l, `{"schema":1,"agents":[`) || strings.Contains(l, `"kind":"cycle"`) {
-						n++
-					}
-				case <-time.After(15 * time.Second):
-					t.Fatal("the follower printed nothing for 15s")
-				}
-			}
+			awaitLines(t, out, 5, func(l string) bool {
+				return strings.Contains(l, `"pane":"`+a.Pane+`"`) || strings.HasPrefix(l, `{"schema":1,"agents":[`) || strings.Contains(l, `"kind":"cycle"`)
+			})
 			deadline := time.Now().Add(5 * time.Second)
 			for c.clients && e.controlClients() == 0 && time.Now().Before(deadline) {
 				time.Sleep(50 * time.Millisecond)
@@ -85,17 +75,7 @@ func TestFollowerRidesTheDaemonsPushes(t *testing.T) {
 			_, so := e.startTagged(tag, "dash", filepath.Join(binDir, "tma"), "-L", e.s.Name, "subscribe", "--json", "--interval", "200ms")
 			out := lines(so)
 			// The first snapshot; in push mode a quiet fleet prints no more.
-			for seen := false; !seen; {
-				select {
-				case l, ok := <-out:
-					if !ok {
-						t.Fatal("subscribe ended")
-					}
-					seen = strings.Contains(l, `"pane":"`+a.Pane+`"`)
-				case <-time.After(15 * time.Second):
-					t.Fatal("no snapshot with the agent within 15s")
-				}
-			}
+			awaitLines(t, out, 1, func(l string) bool { return strings.Contains(l, `"pane":"`+a.Pane+`"`) })
 			want := base + 2 // a pusher for the one session, and the connection
 			if withDaemon {
 				want = base + 1
@@ -110,5 +90,24 @@ func TestFollowerRidesTheDaemonsPushes(t *testing.T) {
 				t.Errorf("control clients %d (%d before subscribe), want %d", got, base, want)
 			}
 		})
+	}
+}
+
+// awaitLines reads out until n lines have matched, failing when it ends or
+// stays silent for 15 s.
+func awaitLines(t *testing.T, out <-chan string, n int, match func(string) bool) {
+	t.Helper()
+	for n > 0 {
+		select {
+		case l, ok := <-out:
+			if !ok {
+				t.Fatal("the follower ended")
+			}
+			if match(l) {
+				n--
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatalf("the follower printed no matching line for 15s (%d still wanted)", n)
+		}
 	}
 }
