@@ -16,6 +16,7 @@ import (
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/scan"
 	"github.com/tmaproject/tma/lib/telemetry"
+	"github.com/tmaproject/tma/lib/tmux"
 )
 
 // AmbientStaleMS: a driver that has not run for this long is not polling.
@@ -54,6 +55,11 @@ type dServer struct {
 	Reachable   bool   `json:"reachable"`
 	TmuxVersion string `json:"tmux_version"`
 	Old         bool   `json:"older_than_3_6"`
+	// Control is how followers (the daemon, wait, subscribe, watch) learn of
+	// changes on this server: "own" (tma's own control client), "tmux"
+	// (tmux -C) or "poll"; ControlWhy says why, for this version.
+	Control    string `json:"control"`
+	ControlWhy string `json:"control_why"`
 }
 type dDaemon struct {
 	Alive       bool    `json:"alive"`
@@ -400,9 +406,19 @@ func Diagnose(f Facts) (*Report, string) {
 	if doc.Server.Old {
 		line("tmux:", "%s is older than 3.6 — tma is developed and tested against 3.6 or newer (it runs on 3.3+; upgrade tmux if something misbehaves)", doc.Server.TmuxVersion)
 	}
-	// Information, not a warning: the default stays push (config.md).
-	if olderThan(doc.Server.TmuxVersion, 3, 7) && (f.Config == nil || f.Config.Tmux.ControlClients) {
-		line("control:", "tmux %s can crash when a window changes while a control-mode client is still attaching (fixed in tmux 3.7); the daemon, tma wait and tma subscribe attach such clients — `[tmux] control_clients = false` in config.toml makes them poll instead", doc.Server.TmuxVersion)
+	// Information, not a warning: which way followers hear of changes.
+	choice := tmux.ControlFor(doc.Server.TmuxVersion)
+	if f.Config != nil && !f.Config.Tmux.ControlClients {
+		choice = tmux.ControlChoice{Mode: tmux.ControlPoll, Why: "`[tmux] control_clients = false` in config.toml"}
+	}
+	doc.Server.Control, doc.Server.ControlWhy = choice.Mode.String(), choice.Why
+	switch choice.Mode {
+	case tmux.ControlOwn:
+		line("control:", "push, through tma's own control client — %s", choice.Why)
+	case tmux.ControlTmux:
+		line("control:", "push, through tmux -C — %s", choice.Why)
+	default:
+		line("control:", "polling, no control client (a change is seen within about half a second) — %s", choice.Why)
 	}
 	if f.Options.StatusRead && f.Options.StatusOff {
 		warn()

@@ -265,25 +265,31 @@ func TestProcessNamesAndSkips(t *testing.T) {
 	}
 }
 
-// TestControlClientsNote: below tmux 3.7 doctor says that control-mode
-// clients can crash the server and how to turn them off, as information
-// (no warning); not at 3.7, and not once they are off.
-func TestControlClientsNote(t *testing.T) {
-	const note = "control: tmux 3.6 can crash when a window changes while a control-mode client is still attaching (fixed in tmux 3.7)"
-	f := healthy(t)
-	doc, text := Diagnose(f)
-	if doc.Warnings != 0 || !strings.Contains(text, note) || !strings.Contains(text, "`[tmux] control_clients = false`") {
-		t.Errorf("3.6: %d warnings:\n%s", doc.Warnings, text)
-	}
+// TestControlLine: doctor says, as information (no warning), which way
+// followers hear of changes on this server's tmux and why: tma's own
+// control client on the releases whose identify window it closes, tmux -C
+// on newer ones, polling when control_clients is off or the version
+// cannot be read.
+func TestControlLine(t *testing.T) {
 	for _, c := range []struct {
 		version string
 		off     bool
-	}{{"3.7", false}, {"3.7b", false}, {"next-3.8", false}, {"3.6", true}} {
+		mode    string
+		text    string
+	}{
+		{"3.6", false, "own", "control: push, through tma's own control client — tmux 3.6 crashes when a control client still identifying meets a notification (fixed in 3.7)"},
+		{"3.3a", false, "own", "control: push, through tma's own control client — tmux 3.3a crashes"},
+		{"3.7c", false, "own", "control: push, through tma's own control client — tmux 3.7c"},
+		{"next-3.8", false, "tmux", "control: push, through tmux -C — tmux next-3.8 is newer than any tma knows"},
+		{"3.6", true, "poll", "control: polling, no control client (a change is seen within about half a second) — `[tmux] control_clients = false` in config.toml"},
+		{"openbsd-7.6", false, "poll", "control: polling, no control client"},
+	} {
 		f := healthy(t)
 		f.Scan.Cycle.TmuxVersion = c.version
 		f.Config.Tmux.ControlClients = !c.off
-		if _, text := Diagnose(f); strings.Contains(text, "control:") {
-			t.Errorf("%s (control_clients off: %v): a control: line:\n%s", c.version, c.off, text)
+		doc, text := Diagnose(f)
+		if doc.Warnings != 0 || !strings.Contains(text, c.text) || doc.Server.Control != c.mode || doc.Server.ControlWhy == "" {
+			t.Errorf("%s (off %v): %d warnings, control %q (%q):\n%s", c.version, c.off, doc.Warnings, doc.Server.Control, doc.Server.ControlWhy, text)
 		}
 	}
 }

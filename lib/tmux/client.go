@@ -108,6 +108,7 @@ type Client struct {
 	conn      *Conn // when alive, Run goes through it (see KeepConn)
 	connTried time.Time
 	serverPID int           // ServerPID's answer, once known
+	server    ServerInfo    // the server's socket and version, for control clients
 	pre       *PendingBatch // adopted: the next source-file - call goes to it
 }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 )
@@ -26,7 +25,7 @@ import (
 // ends only on a block that printed the call's own sentinel, a nonce no
 // pane can know.
 type Conn struct {
-	cmd  *exec.Cmd
+	proc controlProc
 	in   io.WriteCloser
 	out  *os.File
 	rd   *bufio.Reader
@@ -39,28 +38,11 @@ var ErrConnClosed = errors.New("control connection closed")
 
 // Dial attaches a control client to session and waits until it answers.
 func (c *Client) Dial(ctx context.Context, session string) (*Conn, error) {
-	bin := c.binary()
-	args := append(append([]string{"-u"}, c.Target.Args()...), "-C", "attach-session", "-E", "-f", "ignore-size,no-output", "-t", session)
-	cmd := exec.Command(bin, args...)
-	cmd.Env = controlEnv()
-	dieWithParent(cmd)         // SIGTERM: see there why never SIGKILL
-	in, err := cmd.StdinPipe() // held open: a control client exits on EOF
+	cp, err := c.startControl(ctx, session, "ignore-size,no-output")
 	if err != nil {
-		return nil, err
-	}
-	rc, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, ok := rc.(*os.File)
-	if !ok {
-		return nil, errors.New("control client: stdout is not a pipe")
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, c.classify(ctx, err, "")
 	}
-	c.Spawns++
-	k := &Conn{cmd: cmd, in: in, out: out, rd: bufio.NewReaderSize(out, 64<<10)}
+	k := &Conn{proc: cp, in: cp.stdin(), out: cp.stdout(), rd: bufio.NewReaderSize(cp.stdout(), 64<<10)}
 	ctx, cancel := c.bounded(ctx)
 	defer cancel()
 	if _, _, err := k.Run(ctx, []string{"display-message -p ''"}); err != nil {
@@ -191,9 +173,9 @@ func (k *Conn) Close() {
 		k.err = ErrConnClosed
 	}
 	_ = k.in.Close()
-	stopClient(k.cmd.Process)
+	k.proc.stop()
 	done := make(chan struct{})
-	go func() { _ = k.cmd.Wait(); close(done) }()
+	go func() { _ = k.proc.wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(CloseWait):

@@ -432,7 +432,8 @@ func TestControlClientsLeaveTheSessionEnvironment(t *testing.T) {
 	}
 }
 
-// Control clients are ended with SIGTERM, never SIGKILL (see
+// tmux's own control clients (`tmux -C`, what a tmux newer than
+// ControlFor's table gets) are ended with SIGTERM, never SIGKILL (see
 // dieWithParent): a wrapper standing in for tmux says which signal it got.
 func TestControlClientsEndWithSIGTERM(t *testing.T) {
 	s := testkit.NewServer(t)
@@ -458,6 +459,7 @@ func TestControlClientsEndWithSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := New(wrapper, Target{SocketName: s.Name})
+	asNewerTmux(t, s, c)
 	sid := strings.TrimSpace(s.MustRun("display", "-p", "-t", "s:", "#{session_id}"))
 	if !c.KeepConn(ctx, []string{sid}) {
 		t.Fatal("no control connection through the wrapper")
@@ -484,4 +486,19 @@ func TestControlClientsEndWithSIGTERM(t *testing.T) {
 		out, _ := s.Run("list-clients", "-F", "#{client_control_mode}")
 		return !strings.Contains(out, "1")
 	}, "no control client left")
+}
+
+// asNewerTmux makes c take its server for a tmux newer than ControlFor's
+// table, whose control clients are tmux's own (`tmux -C`).
+func asNewerTmux(t *testing.T, s *testkit.Server, c *Client) {
+	t.Helper()
+	si, err := New(s.Bin, c.Target).Server(context.Background()) // not through a wrapper of c's
+
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.server = ServerInfo{Socket: si.Socket, Version: "3.9"}
+	if got := ControlFor("3.9").Mode; got != ControlTmux {
+		t.Fatalf("ControlFor(3.9) = %v, want tmux", got)
+	}
 }

@@ -2,8 +2,8 @@ package tmux
 
 import (
 	"bufio"
+	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -18,16 +18,19 @@ import (
 // most MaxControlClients): each counts as an attached client of its session
 // (#{session_attached}, list-clients), and tmux suppresses the activity,
 // bell and silence flags of the session's current window while one is
-// attached. They attach with ignore-size and read-only, so they never resize
-// a window or send input.
+// attached. They attach with ignore-size, so they never resize a window,
+// and send nothing. Not read-only: tmux 3.7 checks the read-only flag of
+// a command's target client, which for a `tmux send-keys` from outside any
+// client (a script, cron, tma act over ssh) is the session's most recent
+// client, often one of these, and refuses it ("client is read-only").
 type Pusher struct {
 	C      chan struct{} // receives (non-blocking, coalescing) on every push
 	client *Client
 	mu     sync.Mutex
-	procs  map[string]*exec.Cmd // session id -> its control client
-	dead   map[string]time.Time // session id -> when its client failed
-	live   sync.WaitGroup       // one per control client not yet reaped
-	output map[string]int64     // pane id -> its latest %output (epoch ms), since TakeOutput
+	procs  map[string]controlProc // session id -> its control client
+	dead   map[string]time.Time   // session id -> when its client failed
+	live   sync.WaitGroup         // one per control client not yet reaped
+	output map[string]int64       // pane id -> its latest %output (epoch ms), since TakeOutput
 }
 
 // MaxControlClients bounds the control clients one follower keeps.
@@ -40,7 +43,7 @@ const ReprobeAfter = 30 * time.Second
 // NewPusher returns a pusher for the client's server; call Sync each cycle
 // with the sessions it saw.
 func (c *Client) NewPusher() *Pusher {
-	return &Pusher{C: make(chan struct{}, 1), client: c, procs: map[string]*exec.Cmd{}, dead: map[string]time.Time{}, output: map[string]int64{}}
+	return &Pusher{C: make(chan struct{}, 1), client: c, procs: map[string]controlProc{}, dead: map[string]time.Time{}, output: map[string]int64{}}
 }
 
 func (p *Pusher) push() {
@@ -60,9 +63,9 @@ func (p *Pusher) Sync(sessions []string) int {
 	for _, s := range sessions {
 		want[s] = true
 	}
-	for s, cmd := range p.procs {
+	for s, cp := range p.procs {
 		if !want[s] {
-			stopClient(cmd.Process)
+			cp.stop()
 			delete(p.procs, s)
 		}
 	}
@@ -84,24 +87,12 @@ func (p *Pusher) Sync(sessions []string) int {
 }
 
 func (p *Pusher) attach(session string) error {
-	bin := p.client.binary()
-	args := append(append([]string{"-u"}, p.client.Target.Args()...), "-C", "attach-session", "-E", "-f", "ignore-size,read-only", "-t", session)
-	cmd := exec.Command(bin, args...)
-	cmd.Env = controlEnv()
-	dieWithParent(cmd)
-	stdin, err := cmd.StdinPipe() // held open: a control client exits on EOF
+	cp, err := p.client.startControl(context.Background(), session, "ignore-size")
 	if err != nil {
 		return err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	p.client.Spawns++
-	p.procs[session] = cmd
+	stdin, out := cp.stdin(), cp.stdout()
+	p.procs[session] = cp
 	p.live.Add(1)
 	ready := make(chan struct{})
 	var once sync.Once
@@ -125,9 +116,9 @@ func (p *Pusher) attach(session string) error {
 			p.push()
 		}
 		_ = stdin.Close()
-		_ = cmd.Wait()
+		_ = cp.wait()
 		p.mu.Lock()
-		if p.procs[session] == cmd {
+		if p.procs[session] == cp {
 			delete(p.procs, session)
 			p.dead[session] = time.Now()
 		}
@@ -217,8 +208,8 @@ const CloseWait = 500 * time.Millisecond
 // are reaped, so none outlives the follower that started it.
 func (p *Pusher) Close() {
 	p.mu.Lock()
-	for s, cmd := range p.procs {
-		stopClient(cmd.Process)
+	for s, cp := range p.procs {
+		cp.stop()
 		delete(p.procs, s)
 	}
 	p.mu.Unlock()

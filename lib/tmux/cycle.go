@@ -74,7 +74,9 @@ func (c *Client) List(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseList(out, nonce)
+	snap, err := parseList(out, nonce)
+	c.noteServer(snap)
+	return snap, err
 }
 
 // PendingList is a list call already running: a one-shot scan starts it
@@ -123,7 +125,9 @@ func (p *PendingList) Wait(c *Client) (*Snapshot, error) {
 		}
 		return nil, err
 	}
-	return parseList(out, p.nonce)
+	snap, err := parseList(out, p.nonce)
+	c.noteServer(snap)
+	return snap, err
 }
 
 // Abandon ends a call nobody took (a flag error, --help, another server
