@@ -89,6 +89,24 @@ type Plan struct {
 	// NeedPanes: this event cannot be planned blind; list the panes and
 	// build again (registration, subagent bookkeeping).
 	NeedPanes bool
+	// Guard is the condition a blind plan's lines hold under (the pane is
+	// registered to the event's session); "" when they hold under none.
+	Guard string
+}
+
+// Within wraps lines that ride the plan's tmux call (from_event's arm
+// lines) in the plan's own guard: where the claim gives way to the listed
+// path, nothing beside it may read the pane's tuple either, since that
+// tuple is the episode the event is about to end.
+func (pl *Plan) Within(lines []string) []string {
+	if pl.Guard == "" || len(lines) == 0 {
+		return lines
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = "if-shell -F -t " + pl.Pane + " " + tmux.Quote(pl.Guard) + " " + tmux.Quote(l)
+	}
+	return out
 }
 
 // Elsewhere is what a blind plan prints when the pane is registered to
@@ -129,6 +147,7 @@ func blind(ev Event) (*Plan, error) {
 	// (unregistered, or another session's) takes the listed path, which finds
 	// the pane that registered the session if there is one.
 	guard := "#{==:#{@agent_session}," + ev.Payload.Session + "}"
+	pl.Guard = guard
 	for i, l := range pl.Lines {
 		w := "if-shell -F -t " + pl.Pane + " " + tmux.Quote(guard) + " " + tmux.Quote(l)
 		if i == len(pl.Lines)-1 {

@@ -204,6 +204,22 @@ func TestBlindPlan(t *testing.T) {
 	if !strings.HasPrefix(l, "if-shell -F -t %4 '#{==:#{@agent_session},s-1}' ") || !strings.HasSuffix(l, " 'display -p "+Elsewhere+"'") {
 		t.Errorf("blind line: %s", l)
 	}
+	// What rides the call (from_event's arm lines) holds under the same
+	// guard, and prints nothing where the claim gives way.
+	if pl.Guard != "#{==:#{@agent_session},s-1}" {
+		t.Errorf("guard %q", pl.Guard)
+	}
+	if w := pl.Within([]string{"display -p x"}); len(w) != 1 || w[0] != "if-shell -F -t %4 '#{==:#{@agent_session},s-1}' 'display -p x'" {
+		t.Errorf("within: %q", w)
+	}
+	// Without a session the claim holds under no guard, nor does its company.
+	pl, _ = Build(Event{Agent: a, Name: "Run", Payload: ParsePayload(`{}`), Pane: "%4", NowMS: 5}, nil)
+	if w := pl.Within([]string{"display -p x"}); pl.Guard != "" || len(w) != 1 || w[0] != "display -p x" {
+		t.Errorf("no session: guard %q, within %q", pl.Guard, w)
+	}
+	if pl, _ := Build(ev, []Pane{{ID: "%4"}}); len(pl.Lines) == 0 || pl.Guard != "" {
+		t.Errorf("a listed plan has guard %q", pl.Guard)
+	}
 	for _, name := range []string{"Start", "SubagentStart"} {
 		pl, _ := Build(Event{Agent: a, Name: name, Payload: ParsePayload(`{"session_id":"s","agent_id":"x"}`), Pane: "%4"}, nil)
 		if !pl.NeedPanes {

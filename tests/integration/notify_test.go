@@ -152,6 +152,62 @@ func TestNotifyRacingHooks(t *testing.T) {
 	}
 }
 
+// fireFromEvent runs tma-hook with TMA_NOTIFY_FROM_EVENT set to v.
+func (e *env) fireFromEvent(pane, v, event, payload string) string {
+	e.t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, "tma-hook"), "claude", event)
+	cmd.Env = append(e.hookEnv(pane), "TMA_NOTIFY_FROM_EVENT="+v)
+	cmd.Stdin = strings.NewReader(payload)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		e.t.Fatalf("tma-hook exited non-zero: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// A blocked episode stamped without a fire (a hook with from_event off, or a
+// plain cycle that saw the screen) is over once the next hook lands: that
+// hook fires its own episode, never the one it ended (issue 27 item 7). The
+// pane is not registered to the payload's session, so the hook's one-spawn
+// plan gives way to the listed path: its arm lines must give way with it.
+func TestNotifyFromEventAfterAnUnfiredEpisode(t *testing.T) {
+	perm := `{` + sess + `,"tool_name":"Bash","tool_input":{"command":"touch x"}}`
+	t.Run("a hook without from_event, then Stop", func(t *testing.T) {
+		e := newNotifyEnv(t, "")
+		a := e.s.StartAgent("claude", claudeIdle)
+		e.fireFromEvent(a.Pane, "0", "PermissionRequest", perm)
+		if got := e.payloads(1, 300*time.Millisecond); len(got) != 0 {
+			t.Fatalf("from_event off fired: %v", got)
+		}
+		out := e.fireFromEvent(a.Pane, "1", "Stop", `{`+sess+`}`)
+		ps := e.payloads(1, 5*time.Second)
+		if len(ps) != 1 || ps[0]["state"] != "done" {
+			t.Fatalf("want one done fire, got %v\nhook said: %s", ps, out)
+		}
+		if got := e.payloads(2, 500*time.Millisecond); len(got) != 1 {
+			t.Errorf("fires %v", got)
+		}
+		if o := e.opts(a.Pane); o["@agent_state"] != "idle" || o["@agent_notified_at"] < o["@agent_since"] {
+			t.Errorf("options after Stop %v", o)
+		}
+	})
+	t.Run("a plain cycle saw the screen, then PostToolUse and Stop", func(t *testing.T) {
+		e := newNotifyEnv(t, "from_event = true\n")
+		a := e.startPainted(claudeBlocked)
+		if got := e.ls(); got[a.Pane] != "blocked/permission attn" {
+			t.Fatalf("ls %v", got)
+		}
+		out := e.fire(a.Pane, "claude", "PostToolUse", `{`+sess+`,"tool_name":"Bash"}`)
+		if got := e.payloads(1, 500*time.Millisecond); len(got) != 0 {
+			t.Fatalf("the answered prompt fired after it ended: %v\nhook said: %s", got, out)
+		}
+		e.fire(a.Pane, "claude", "Stop", `{`+sess+`}`)
+		if ps := e.payloads(1, 5*time.Second); len(ps) != 1 || ps[0]["state"] != "done" {
+			t.Errorf("want one done fire, got %v", ps)
+		}
+	})
+}
+
 // The daemon's stage: tma-stamp --notify fires what the screen shows first,
 // and a from_event hook for that episode afterwards fires nothing.
 func TestNotifyScreenFirstThenHook(t *testing.T) {

@@ -29,11 +29,18 @@ type Notify struct {
 	Fire func(out string)
 }
 
-func (n Notify) arm(lines []string, pane string) []string {
+// arm adds the arm lines after the plan's, under the plan's own guard: a
+// blind plan that gives way to the listed path arms nothing, so the episode
+// the event ends is never fired (and marked) before the event's own stamp.
+func (n Notify) arm(plan *libhook.Plan, lines []string, pane string) []string {
 	if n.Arm == nil {
 		return lines
 	}
-	return n.Arm(lines, pane)
+	armed := n.Arm(lines, pane)
+	if len(armed) <= len(lines) {
+		return armed
+	}
+	return append(lines[:len(lines):len(lines)], plan.Within(armed[len(lines):])...)
 }
 
 func (n Notify) fire(out string) {
@@ -55,7 +62,7 @@ func Run(ctx context.Context, tc *tmux.Client, ev libhook.Event, chain func() []
 		return res
 	}
 	if !plan.NeedPanes {
-		out, errText, err := tc.Batch(ctx, n.arm(withReadBack(plan.Lines, ev.Request, ev.Pane), ev.Pane))
+		out, errText, err := tc.Batch(ctx, n.arm(plan, withReadBack(plan.Lines, ev.Request, ev.Pane), ev.Pane))
 		if err != nil {
 			res.Err = err
 			return res
@@ -85,7 +92,7 @@ func Run(ctx context.Context, tc *tmux.Client, ev libhook.Event, chain func() []
 	if len(plan.Lines) == 0 {
 		return res
 	}
-	out, errText, err := tc.Batch(ctx, n.arm(withReadBack(plan.Lines, ev.Request, plan.Pane), plan.Pane))
+	out, errText, err := tc.Batch(ctx, n.arm(plan, withReadBack(plan.Lines, ev.Request, plan.Pane), plan.Pane))
 	if err != nil {
 		res.Err = err
 		return res
