@@ -101,6 +101,9 @@ func (f *folder) fold() {
 	case p.Class == record.ClassNested:
 		f.note("foreground %s is a nested multiplexer: run tma on the inner server", p.Command)
 		return
+	case p.Procs < 0:
+		f.keep("the process walk failed: nothing says who runs here, so every stored tuple stands as it is")
+		return
 	case p.Agent == "" && p.Class == record.ClassRemote:
 		f.note("remote shell %s: stamps held, nothing captured", p.Command)
 		return
@@ -331,6 +334,27 @@ func (f *folder) hold(why string, refresh bool) {
 	}
 	f.inputClear()
 	f.note("hold: %s", why)
+}
+
+// keep holds the stored tuple exactly as it is, for a cycle that cannot
+// judge the pane at all: no stamp refresh, no attention clear, every anchor
+// as stored, so the commit writes nothing. A pane with nothing stored (or
+// no agent to show it under) gets no verdict.
+func (f *folder) keep(why string) {
+	v, prior := f.v, f.prior
+	f.note("keep: %s", why)
+	if prior.State == "" || f.p.Agent == "" {
+		return
+	}
+	v.Action = record.ActHold
+	v.State, v.Detail, v.Source = prior.State, prior.Detail, prior.Source
+	v.EvidenceAt, v.Since, v.GuardAt = prior.EvidenceAt, prior.Since, prior.EvidenceAt
+	v.Winning = record.Evidence{Source: orDash(prior.Source), At: prior.EvidenceAt, Label: "kept: " + why}
+	for _, a := range record.AnchorNames {
+		if x := prior.Anchor(a); x > 0 {
+			f.anchor(a, x)
+		}
+	}
 }
 
 // inputClear retires attention once someone displaying the pane typed after

@@ -191,6 +191,23 @@ func TestFold(t *testing.T) {
 			return p
 		}(), DefaultTuning, "hold idle capture refresh"},
 
+		// A failed process walk: nothing is judged, nothing written.
+		{"a failed walk keeps the stored tuple, its mark and its anchors", func() *record.Pane {
+			p := pane(stamped("working", "capture", 1000, 5000).with("@agent_attention", "1").with("@tma_idle_since", ms(now-2000)), "")
+			p.Procs, p.ForegroundIsAgent, p.AgentAlive, p.ViewerActivity = -1, false, false, now/1000+1
+			return p
+		}(), DefaultTuning, "hold working capture idle=2s"},
+		{"a failed walk keeps a hook claim whose pid it could not see", func() *record.Pane {
+			p := pane(stamped("blocked", "hook", 1000, 5000), blockedScreen)
+			p.Procs, p.Identity, p.AgentAlive, p.ForegroundIsAgent, p.Command = -1, "hook", false, false, "sleep"
+			return p
+		}(), DefaultTuning, "hold blocked hook"},
+		{"a failed walk publishes nothing where nothing is stored", func() *record.Pane {
+			p := pane(prior{}, "")
+			p.Procs = -1
+			return p
+		}(), DefaultTuning, "none"},
+
 		// Out of scope.
 		{"ignored", func() *record.Pane { p := pane(prior{}, ""); p.Class = record.ClassIgnored; return p }(), DefaultTuning, "none"},
 		{"agent gone clears", func() *record.Pane {

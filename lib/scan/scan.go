@@ -162,6 +162,8 @@ func roots(panes []tmux.PaneInfo, only string) []int {
 	return out
 }
 
+// observe reads one pane against the cycle's process table; a nil table is
+// a walk that failed.
 func observe(pi *tmux.PaneInfo, procs *proc.Table, ms *manifest.Set, now int64) *record.Pane {
 	p := &record.Pane{
 		NowMS: now, Pane: pi.ID, Session: pi.Session, SessionID: pi.SessionID, Window: pi.Window,
@@ -183,6 +185,20 @@ func observe(pi *tmux.PaneInfo, procs *proc.Table, ms *manifest.Set, now int64) 
 		return p
 	}
 
+	if procs == nil && p.Class != record.ClassRemote {
+		// The walk failed (no /proc, no ps): nothing says who runs here, and
+		// nothing that was seen before is disproved. The stored tuple keeps
+		// its agent, so the fold holds it and the row says what the options
+		// say; the screen is not read (Procs is -1: doctor names the walk).
+		p.Procs = -1
+		if prior.Name != "" && !ms.Disabled(prior.Name) {
+			p.Agent, p.AgentPID, p.Identity = prior.Name, prior.PID, "process"
+			if registered {
+				p.Identity = "hook"
+			}
+		}
+		return p
+	}
 	var tree []*proc.Proc
 	if procs != nil && !pi.Dead {
 		tree = procs.Tree(pi.PID)

@@ -226,3 +226,62 @@ func TestRoots(t *testing.T) {
 		t.Fatalf("scoped roots = %v, want [30]", got)
 	}
 }
+
+// TestFailedWalkKeepsEveryTuple: a cycle whose process walk failed (a
+// tmpfs over /proc, no ps) cannot tell who runs in a pane, so it writes
+// nothing at all: no clear of a process-identified pane (its done mark and
+// @agent_since included), no verdict for a hook-registered one, and its
+// rows say what the options say. doctor reads the failure from Procs.
+func TestFailedWalkKeepsEveryTuple(t *testing.T) {
+	set, err := manifest.Load(manifest.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := now/1000 - 5
+	sum := "working:1 idle:2" // the rollups as the last good cycle wrote them
+	panes := []tmux.PaneInfo{
+		{ID: "%1", PID: 10, Command: "claude", WindowActivity: quiet, WindowID: "@1", SessionID: "$1", WindowSummary: sum, SessionSummary: sum,
+			Opts: with(captured("idle", now-60_000), "@agent_attention", "1", "@agent_pid", "11", "@agent_hash", "1")},
+		{ID: "%2", PID: 20, Command: "sleep", WindowActivity: quiet, WindowID: "@1", SessionID: "$1", WindowSummary: sum, SessionSummary: sum,
+			Opts: with(claim("idle", now-30_000), "@agent_pid", "21")},
+		{ID: "%3", PID: 30, Command: "claude", WindowActivity: quiet, WindowID: "@1", SessionID: "$1", WindowSummary: sum, SessionSummary: sum, Opts: map[string]string{}},
+		{ID: "%4", PID: 40, Command: "sh", WindowActivity: quiet, WindowID: "@1", SessionID: "$1", WindowSummary: sum, SessionSummary: sum,
+			Opts: with(captured("working", now-5000), "@tma_idle_since", ms(now-1000))},
+	}
+	var obs []*record.Pane
+	for i := range panes {
+		p := observe(&panes[i], nil, set, now) // nil: the walk failed
+		p.Procs = -1
+		p.ViewerActivity = now / 1000 // someone typed: still no clear
+		if needsCapture(p, fold.DefaultTuning) {
+			t.Errorf("%s: a pane is captured under a failed walk", p.Pane)
+		}
+		obs = append(obs, p)
+	}
+	fold.Pending(obs, set.Get, fold.DefaultTuning, false)
+	cyc := &record.Cycle{NowMS: now, Server: "/tmp/x"}
+	pl, err := stamp.Build(cyc, obs, now) // the poll hint is fresh
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pl.Lines) > 0 {
+		t.Errorf("a failed walk wrote:\n%s", strings.Join(pl.Lines, "\n"))
+	}
+	rows := map[string]string{}
+	for _, r := range pl.Rows {
+		s := r.Row.State
+		if r.Row.Done {
+			s += " done"
+		}
+		rows[r.Row.Pane] = s
+	}
+	want := map[string]string{"%1": "idle done", "%2": "idle", "%4": "working"}
+	if len(rows) != len(want) {
+		t.Errorf("rows = %v, want %v", rows, want)
+	}
+	for p, w := range want {
+		if rows[p] != w {
+			t.Errorf("%s: row %q, want %q (the stored tuple)", p, rows[p], w)
+		}
+	}
+}
