@@ -44,6 +44,13 @@ const (
 // has ended) says the work is over.
 const BackgroundDetail = "background"
 
+// FutureSkewMS is how far past a capture a hook claim's evidence may be
+// dated and still be a rival's write in flight: tmux.FutureSkewMS, which
+// the stamp's and the hook's guards use (lib/scan's tests hold the two
+// equal; the fold imports nothing that runs tmux). A claim dated later was
+// made before a backward clock step.
+const FutureSkewMS = 10_000
+
 // RegReapMS is how long a registration with no pid may sit in a pane that
 // holds nothing but a shell before it is reaped.
 const RegReapMS = 30_000
@@ -181,19 +188,30 @@ func (f *folder) fold() {
 	}
 	if hookClaim {
 		f.v.MayOverride = false
+		// A claim dated in the future was stamped before the clock stepped
+		// back. The list that read it ran before this capture, so it is the
+		// older evidence, and its true age is unknown: it counts as just past
+		// the release grace, so blocker chrome lands at once and a release
+		// takes its two cycles, while the decay window (an age the claim may
+		// not have) does not expire it.
+		claimAt := prior.EvidenceAt
+		if claimAt > at+FutureSkewMS {
+			claimAt = at - UnblockGraceMS
+			f.note("the %s claim is dated %ds after this capture (the clock stepped back): read as %dms old", prior.State, (prior.EvidenceAt-at)/1000, UnblockGraceMS)
+		}
 		switch {
-		case state == "blocked" && prior.State != "blocked" && prior.EvidenceAt < at:
+		case state == "blocked" && prior.State != "blocked" && claimAt < at:
 			// The T0/T1 race: a capture newer than the claim shows blocker
 			// chrome, so the block lands at once.
 			f.v.MayOverride = true
 			f.note("blocker chrome in a capture newer than the %s hook claim: overrides it", prior.State)
 			f.decide(state, detail, "capture", at, label, at-1)
-		case state != "" && state != prior.State && at-prior.EvidenceAt > f.t.Decay(prior.State) && f.a.IsVisible(prior.State) && !f.background():
+		case state != "" && state != prior.State && at-claimAt > f.t.Decay(prior.State) && f.a.IsVisible(prior.State) && !f.background():
 			f.v.MayOverride = true
 			f.note("hook claim %s is %ds old (window %ds), the manifest sees %s on screen, and the screen shows %s: expired",
-				prior.State, (at-prior.EvidenceAt)/1000, f.t.Decay(prior.State)/1000, prior.State, state)
+				prior.State, (at-claimAt)/1000, f.t.Decay(prior.State)/1000, prior.State, state)
 			f.decide(state, detail, "capture", at, label, prior.EvidenceAt)
-		case f.releasable(prior.State, state) && at-prior.EvidenceAt >= UnblockGraceMS:
+		case f.releasable(prior.State, state) && at-claimAt >= UnblockGraceMS:
 			seen := prior.UnblockSeen
 			if seen == 0 || seen > at {
 				seen = at
@@ -220,7 +238,7 @@ func (f *folder) fold() {
 			if seen == 0 || seen > at {
 				seen = at
 			}
-			f.hold(fmt.Sprintf("%s claim %dms old and %s chrome on screen: confirming past the %dms grace", prior.State, at-prior.EvidenceAt, state, UnblockGraceMS), false)
+			f.hold(fmt.Sprintf("%s claim %dms old and %s chrome on screen: confirming past the %dms grace", prior.State, at-claimAt, state, UnblockGraceMS), false)
 			f.anchor("@tma_unblock_seen", seen)
 		default:
 			if f.background() && state == "idle" {

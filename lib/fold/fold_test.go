@@ -161,6 +161,15 @@ func TestFold(t *testing.T) {
 		{"an old working claim expires to blocked chrome", pane(stamped("working", "hook", 61_000, 61_000), blockedScreen), DefaultTuning, "publish blocked/permission capture +attn +reset override"},
 		{"an old working claim yields to idle chrome only if working is visible", pane(stamped("working", "hook", 61_000, 61_000), idleScreen), DefaultTuning, "publish idle capture +attn +reset override"},
 
+		// A backward clock step: a claim dated in the future is settled (it
+		// was listed before the capture was read), so it ages no more than
+		// past the release grace.
+		{"a claim dated in the future yields to blocker chrome", pane(stamped("working", "hook", -60_000, -60_000), blockedScreen), DefaultTuning, "publish blocked/permission capture +attn +reset override"},
+		{"a blocked claim dated in the future starts its release", pane(stamped("blocked", "hook", -60_000, -60_000), workingScreen), DefaultTuning, "hold blocked hook refresh unblock=0s"},
+		{"…and is released on the next cycle", pane(stamped("blocked", "hook", -60_000, -60_000).with("@tma_unblock_seen", ms(now-1000)), workingScreen), DefaultTuning, "publish working capture +reset override"},
+		{"a claim dated in the future does not expire by age", pane(stamped("working", "hook", -600_000, -600_000), idleScreen), DefaultTuning, "hold working hook refresh"},
+		{"a claim inside the skew is a rival's write in flight", pane(stamped("working", "hook", -5000, -5000), blockedScreen), DefaultTuning, "hold working hook refresh"},
+
 		// Registrations.
 		{"a pid-less registration in a bare shell starts its clock", func() *record.Pane {
 			p := pane(stamped("idle", "hook", 1000, 5000), "")

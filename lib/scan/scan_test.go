@@ -217,6 +217,14 @@ func apply(o map[string]string, v *record.Verdict, p *record.Pane, at int64) map
 	return o
 }
 
+// The fold's reading of a future-dated claim and the guards' settle on the
+// same window.
+func TestFutureSkewAgrees(t *testing.T) {
+	if fold.FutureSkewMS != tmux.FutureSkewMS {
+		t.Fatalf("fold.FutureSkewMS = %d, tmux.FutureSkewMS = %d", fold.FutureSkewMS, tmux.FutureSkewMS)
+	}
+}
+
 func TestRoots(t *testing.T) {
 	panes := []tmux.PaneInfo{{ID: "%1", PID: 10}, {ID: "%2", PID: 20, Dead: true}, {ID: "%3", PID: 30}, {ID: "%4"}}
 	if got := roots(panes, ""); len(got) != 2 || got[0] != 10 || got[1] != 30 {

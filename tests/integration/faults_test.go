@@ -209,6 +209,28 @@ func TestClockSteppedBack(t *testing.T) {
 	}
 }
 
+// A backward clock step under a hook claim (issue 27, item 2): a working
+// claim dated 60 s in the future does not hold against a permission prompt
+// until the clock catches up; the prompt lands at the next capture.
+func TestClockSteppedBackUnderAHookClaim(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeWorking)
+	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`,"prompt":"hi"}`)
+	if got := e.s.Option(a.Pane, "@agent_source"); got != "hook" {
+		t.Fatalf("the claim is not a hook's: source %q", got)
+	}
+	future := itoa(time.Now().Add(60 * time.Second).UnixMilli())
+	for _, o := range []string{"@agent_stamped_at", "@agent_evidence_at", "@agent_since"} {
+		e.s.MustRun("set", "-p", "-t", a.Pane, o, future)
+	}
+	a.Paint(claudeBlocked)
+	e.expect(a.Pane, "blocked/permission attn")
+	if since := e.s.Option(a.Pane, "@agent_since"); since >= future {
+		t.Errorf("@agent_since stayed in the future: %s", since)
+	}
+}
+
 // A select-pane in a window nobody is looking at clears only the pane it
 // left: the arrival is not seen (G-10, M547).
 func TestSelectPaneInAnUnseenWindow(t *testing.T) {

@@ -53,7 +53,8 @@ func TestFailedWalkKeepsTheFleet(t *testing.T) {
 	a := e.s.StartAgent("claude", claudeIdle)
 	e.expect(a.Pane, "idle")
 	e.s.MustRun("set", "-p", "-t", a.Pane, "@agent_attention", "1") // a done nobody has read
-	h := e.s.StartAgent("claude", claudeIdle).Pane // hooked: registered, its claim idle
+	// A hooked pane: registered, its claim idle.
+	h := e.s.StartAgent("claude", claudeIdle).Pane
 	e.fire(h, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
 	e.fire(h, "claude", "Stop", `{`+sess+`}`)
 	e.expect(h, "idle attn")
