@@ -11,7 +11,7 @@ FZF     := github.com/junegunn/fzf@v$(FZF_VERSION)
 VERSION ?= 0.1.0
 LDFLAGS := -s -w -X github.com/tmaproject/tma/lib/cli/common.Version=$(VERSION)
 
-.PHONY: all build deps test unit integration lint bench demo install uninstall clean capture e2e-agents drift fuzz dist
+.PHONY: all build deps test unit integration lint bench demo install uninstall clean capture e2e-agents drift fuzz dist stress
 
 all: build
 
@@ -60,6 +60,18 @@ dist:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./bench/
+
+# The control-mode crash stress (scripts/control-crash.sh, docs/ci.md):
+# ROUNDS rounds of tma wait, subscribe and the daemon against a server whose
+# windows churn; fails on any server death or new tmux segfault line.
+# TMUX_BIN runs another tmux (scripts/tmux-versions.sh prints wrappers for
+# 3.5a and 3.7c); MODE=poll|none and CHURN=output are its controls.
+ROUNDS   ?= 200
+TMUX_BIN ?= tmux
+MODE     ?= tma
+CHURN    ?= windows
+stress: build
+	MODE='$(MODE)' CHURN='$(CHURN)' sh scripts/control-crash.sh bin '$(ROUNDS)' '$(TMUX_BIN)'
 
 demo: deps build
 	./shell/demo.sh
