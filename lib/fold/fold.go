@@ -297,6 +297,15 @@ func (f *folder) decide(state, detail, source string, at int64, label string, gu
 	if state != prior.State && (state == "blocked" || (state == "idle" && prior.State == "working")) {
 		v.SetAttention = true
 	}
+	if state == "idle" && prior.State == "blocked" && prior.Attention {
+		// The prompt went with no work after it (rejected, dismissed with
+		// Esc, or approved for work too short for any cycle to see): a turn
+		// that never worked is not done. The mark was the block's, and
+		// nothing is left to review; a turn end the agent reports itself
+		// (a hook's turn_end) raises done on its own.
+		v.ClearAttn = true
+		f.note("blocked to idle with no working between: not a turn's end, the block's attention mark is retired")
+	}
 	f.inputClear()
 	f.note("publish %s%s from %s: %s", state, slashDetail(detail), source, label)
 }

@@ -107,6 +107,11 @@ func TestFold(t *testing.T) {
 		{"no dwell configured", pane(stamped("working", "capture", 1000, 5000), idleScreen), Tuning{HookDecaySecs: 60, BlockedDecaySecs: 300}, "publish idle capture +attn +reset"},
 		{"working chrome drops the dwell anchor", pane(stamped("working", "capture", 1000, 5000).with("@tma_idle_since", ms(now-2000)), workingScreen), DefaultTuning, "hold working capture refresh"},
 		{"blocked to idle raises nothing", pane(stamped("blocked", "capture", 1000, 5000).with("@agent_detail", "permission"), idleScreen), DefaultTuning, "publish idle capture +reset"},
+		// A turn that never worked is not done: the block's mark goes with it.
+		{"blocked to idle on screen retires the block's mark", pane(stamped("blocked", "capture", 1000, 5000).with("@agent_attention", "1"), idleScreen), DefaultTuning, "publish idle capture -attn +reset"},
+		{"a blocked claim released to idle retires its mark", pane(stamped("blocked", "hook", 5000, 5000).with("@agent_attention", "1").with("@tma_unblock_seen", ms(now-1000)), idleScreen), DefaultTuning, "publish idle capture -attn +reset override"},
+		{"a blocked claim released to working keeps its mark", pane(stamped("blocked", "hook", 5000, 5000).with("@agent_attention", "1").with("@tma_unblock_seen", ms(now-1000)), workingScreen), DefaultTuning, "publish working capture +reset override"},
+		{"working to idle after the dwell is done", pane(stamped("working", "capture", 1000, 5000).with("@agent_attention", "1").with("@tma_idle_since", ms(now-3000)), idleScreen), DefaultTuning, "publish idle capture +attn +reset"},
 		{"history view freezes", pane(stamped("working", "capture", 1000, 5000), historyScreen), DefaultTuning, "hold working capture refresh"},
 
 		// Gates.

@@ -1,0 +1,41 @@
+package integration
+
+import (
+	"testing"
+	"time"
+)
+
+// A prompt that goes with no work after it (issue 27, item 5): blocked,
+// then the idle screen (Esc, or a reject, fires no event), is not a turn's
+// end. The blocked fire happens; no done follows, and the pane reads plain
+// idle, its attention mark gone with the block.
+func TestBlockedToIdleIsNotDone(t *testing.T) {
+	e := newNotifyEnv(t, "")
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
+	e.fire(a.Pane, "claude", "PermissionRequest", `{`+sess+`,"tool_name":"Bash","tool_input":{"command":"x"}}`)
+	e.cycleNotify()
+	if ps := e.payloads(1, 5*time.Second); len(ps) != 1 || ps[0]["state"] != "blocked" {
+		t.Fatalf("the blocked fire: %v", ps)
+	}
+	// The screen still shows the idle prompt: the claim is released after
+	// its grace and a confirming cycle.
+	deadline := time.Now().Add(15 * time.Second)
+	for e.s.Option(a.Pane, "@agent_state") != "idle" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the blocked claim was never released: %v", e.opts(a.Pane))
+		}
+		time.Sleep(200 * time.Millisecond)
+		e.cycleNotify()
+	}
+	e.cycleNotify()
+	if got := e.s.Option(a.Pane, "@agent_attention"); got != "" {
+		t.Errorf("blocked -> idle with no work kept the mark: @agent_attention %q", got)
+	}
+	if got := e.ls()[a.Pane]; got != "idle" {
+		t.Errorf("ls: %q, want plain idle", got)
+	}
+	if ps := e.payloads(2, time.Second); len(ps) != 1 {
+		t.Errorf("%d fires, want only the blocked one: %v", len(ps), ps)
+	}
+}
