@@ -78,22 +78,17 @@ func CompletionMessage(c *Completion) string {
 }
 
 // FireCompletion delivers a completion on the same sinks a state fire
-// uses: the message on every attached client, the opted-in bell and OSC
-// bytes on the pane's tty (tty "" when the pane is gone), the [notify]
-// command (the global one; run here and waited for, since the caller is
-// already a detached supervisor) with its outcome in the failure record
+// uses, in the same order: the opted-in bell and OSC bytes on the pane's
+// tty (tty "" when the pane is gone), the message on every attached
+// client, the [notify] command (the global one; run here and waited for,
+// since the caller is already a detached supervisor) with its outcome in the failure record
 // doctor reads, and the log line. Mute does not apply: the completion was
 // asked for.
 func FireCompletion(ctx context.Context, s Settings, ex Execer, c *Completion, clients []string, tty string, nowMS int64) Outcome {
 	var o Outcome
 	n := s.Config.Notify
-	if lines := DisplayLines(clients, CompletionMessage(c)); len(lines) > 0 && ex != nil {
-		if _, err := ex.Exec(ctx, lines); err != nil {
-			o.Errors = append(o.Errors, err)
-		} else {
-			o.Shown = len(lines)
-		}
-	}
+	// The bytes before the message, which would freeze the clients'
+	// terminals and drop them (FireAll).
 	if tty != "" {
 		if b := TTYBytes(n.Bell, n.OSC, n.OSC777, c.Action, c.Outcome); b != "" {
 			if err := WriteTTY(tty, b); err != nil {
@@ -101,6 +96,13 @@ func FireCompletion(ctx context.Context, s Settings, ex Execer, c *Completion, c
 			} else {
 				o.TTY = true
 			}
+		}
+	}
+	if lines := DisplayLines(clients, CompletionMessage(c)); len(lines) > 0 && ex != nil {
+		if _, err := ex.Exec(ctx, lines); err != nil {
+			o.Errors = append(o.Errors, err)
+		} else {
+			o.Shown = len(lines)
 		}
 	}
 	if cmd := s.Config.NotifyCommand("", s.Env); cmd != "" {

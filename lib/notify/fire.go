@@ -36,49 +36,79 @@ type Outcome struct {
 	Errors  []error
 }
 
-// Fire delivers one won episode on every configured sink: the message on
-// every attached client, the bell and OSC bytes on the pane's tty, the
-// command (in the background, under its bound), the log line. A muted pane
-// gets nothing (its marker is already written, so the episode stays
-// silenced after the mute ends).
+// Fire delivers one won episode; FireAll says how.
 func Fire(ctx context.Context, s Settings, ex Execer, labels Labeler, f *Fired, nowMS int64) Outcome {
-	var o Outcome
-	if f.Muted(nowMS) {
-		o.Muted = true
-		return o
-	}
+	return FireAll(ctx, s, ex, labels, []*Fired{f}, nowMS)[0]
+}
+
+// FireAll delivers the episodes one producer's tmux call won, each on every
+// configured sink: the bell and OSC bytes on the pane's tty, the message on
+// every attached client, the command (in the background, under its bound),
+// the log line. A muted pane gets nothing (its marker is already written,
+// so the episode stays silenced after the mute ends).
+//
+// The order is the point: while a client shows a message, tmux freezes its
+// terminal and drops every passthrough sequence a pane prints (3.3 to 3.5
+// always; later releases too unless the message asked otherwise), so every
+// fire's bytes are written before the first message, and the messages go
+// in one tmux call after them. A message shown by an earlier fire, less
+// than display-time ago, still drops them (docs/notify.md).
+func FireAll(ctx context.Context, s Settings, ex Execer, labels Labeler, fs []*Fired, nowMS int64) []Outcome {
+	out := make([]Outcome, len(fs))
 	n := s.Config.Notify
-	state := f.Trigger
-	if lines := DisplayLines(f.Clients, Message(f, state)); len(lines) > 0 && ex != nil {
-		if _, err := ex.Exec(ctx, lines); err != nil {
-			o.Errors = append(o.Errors, err)
-		} else {
-			o.Shown = len(lines)
+	var live []int
+	for i, f := range fs {
+		if f.Muted(nowMS) {
+			out[i].Muted = true
+			continue
+		}
+		live = append(live, i)
+		if b := TTYBytes(n.Bell, n.OSC, n.OSC777, f.Agent, f.Trigger); b != "" {
+			if err := WriteTTY(f.TTY, b); err != nil {
+				out[i].Errors = append(out[i].Errors, err)
+			} else {
+				out[i].TTY = true
+			}
 		}
 	}
-	if b := TTYBytes(n.Bell, n.OSC, n.OSC777, f.Agent, state); b != "" {
-		if err := WriteTTY(f.TTY, b); err != nil {
-			o.Errors = append(o.Errors, err)
-		} else {
-			o.TTY = true
+	var lines []string
+	shown := map[int]int{}
+	for _, i := range live {
+		l := DisplayLines(fs[i].Clients, Message(fs[i], fs[i].Trigger))
+		shown[i] = len(l)
+		lines = append(lines, l...)
+	}
+	if len(lines) > 0 && ex != nil {
+		_, err := ex.Exec(ctx, lines)
+		for _, i := range live {
+			switch {
+			case shown[i] == 0:
+			case err != nil:
+				out[i].Errors = append(out[i].Errors, err)
+			default:
+				out[i].Shown = shown[i]
+			}
 		}
 	}
-	var repo, branch string
-	if labels != nil && f.CWD != "" {
-		repo, branch = labels(f.CWD)
-	}
-	p := Build(f, nowMS, n.IncludeTitle, repo, branch)
-	if cmd := s.Config.NotifyCommand(f.Trigger, s.Env); cmd != "" {
-		cmd = config.ExpandHome(cmd, s.Home)
-		if err := Start(s.Getenv, f.Trigger, cmd, p.JSON(), p.Env(), nowMS); err != nil {
-			o.Errors = append(o.Errors, err)
-		} else {
-			o.Command = cmd
+	for _, i := range live {
+		f := fs[i]
+		var repo, branch string
+		if labels != nil && f.CWD != "" {
+			repo, branch = labels(f.CWD)
 		}
+		p := Build(f, nowMS, n.IncludeTitle, repo, branch)
+		if cmd := s.Config.NotifyCommand(f.Trigger, s.Env); cmd != "" {
+			cmd = config.ExpandHome(cmd, s.Home)
+			if err := Start(s.Getenv, f.Trigger, cmd, p.JSON(), p.Env(), nowMS); err != nil {
+				out[i].Errors = append(out[i].Errors, err)
+			} else {
+				out[i].Command = cmd
+			}
+		}
+		// A log that cannot be written is skipped: a fire never fails on it.
+		_ = AppendLog(s.Config.NotifyLog(s.Home), p.LogLine(nowMS))
 	}
-	// A log that cannot be written is skipped: a fire never fails on it.
-	_ = AppendLog(s.Config.NotifyLog(s.Home), p.LogLine(nowMS))
-	return o
+	return out
 }
 
 // ArmsFor are the marker lines a committing cycle adds after its stamp

@@ -461,6 +461,56 @@ func TestNotifyOSCProgress(t *testing.T) {
 	e.s.WaitFor(func() bool { return count(clear) == 4 }, "the clear on SIGTERM")
 }
 
+// The OSC sinks reach the terminal of a client attached to the server, the
+// message beside them (issue 27 item 8): tmux before 3.6 freezes a client's
+// tty while it shows a message and drops every passthrough meanwhile, so a
+// fire writes its bytes before any message, and a cycle that wins several
+// episodes writes every pane's bytes before the first message.
+func TestNotifyOSCReachesAnAttachedClient(t *testing.T) {
+	osc9, osc777 := "\x1b]9;claude blocked\a", "\x1b]777;notify;claude;blocked\a"
+	setup := func(t *testing.T, extra string, panes int) (*notifyEnv, []*testkit.Agent, *ptyClient) {
+		e := newNotifyEnv(t, "osc = true\nosc_777 = true\n"+extra)
+		e.s.MustRun("set", "-g", "allow-passthrough", "on")
+		var as []*testkit.Agent
+		for i := 0; i < panes; i++ {
+			screen := claudeIdle
+			if extra == "" {
+				screen = claudeBlocked
+			}
+			a := e.startPainted(screen)
+			if i > 0 {
+				// One window, so every pane is visible in the client.
+				e.s.MustRun("join-pane", "-d", "-s", a.Pane, "-t", as[0].Pane)
+			}
+			as = append(as, a)
+		}
+		win := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", as[0].Pane, "#{session_name}:#{window_index}"))
+		return e, as, e.attach(win)
+	}
+	arrived := func(c *ptyClient, seq string) int {
+		b, _ := os.ReadFile(c.typescript)
+		return strings.Count(string(b), seq)
+	}
+	t.Run("two fires in one cycle of the daemon's stage", func(t *testing.T) {
+		e, _, c := setup(t, "", 2)
+		e.cycleNotify()
+		if got := e.payloads(2, 5*time.Second); len(got) != 2 {
+			t.Fatalf("fires %v", got)
+		}
+		e.s.WaitFor(func() bool { return c.seen("tma: claude blocked") }, "the message on the client")
+		e.s.WaitFor(func() bool { return arrived(c, osc9) == 2 && arrived(c, osc777) == 2 }, "both panes' OSC 9 and 777 on the client's terminal")
+	})
+	t.Run("a hook with from_event", func(t *testing.T) {
+		e, as, c := setup(t, "from_event = true\n", 1)
+		e.fire(as[0].Pane, "claude", "PermissionRequest", `{`+sess+`,"tool_name":"Bash","tool_input":{"command":"touch x"}}`)
+		if got := e.payloads(1, 5*time.Second); len(got) != 1 {
+			t.Fatalf("fires %v", got)
+		}
+		e.s.WaitFor(func() bool { return c.seen("tma: claude blocked") }, "the message on the client")
+		e.s.WaitFor(func() bool { return arrived(c, osc9) == 1 && arrived(c, osc777) == 1 }, "OSC 9 and 777 on the client's terminal")
+	})
+}
+
 // startPainted starts a fake claude and waits until its screen is on the
 // pane, so the next cycle reads it.
 func (e *env) startPainted(screen string) *testkit.Agent {

@@ -51,8 +51,9 @@ func (n *eventNotify) fire(tc *tmux.Client, out string, nowMS int64, say func(st
 	}
 	s := notify.NewSettings(n.cfg, n.e.Lookup)
 	labels := notify.GitLabels(gitinfo.New())
-	for _, f := range notify.Won(out, n.nonce) {
-		o := notify.Fire(context.Background(), s, tc, labels, f, nowMS)
+	won := notify.Won(out, n.nonce)
+	for i, o := range notify.FireAll(context.Background(), s, tc, labels, won, nowMS) {
+		f := won[i]
 		say("notify %s %s: muted=%v shown=%d tty=%v command=%q", f.Pane, f.Trigger, o.Muted, o.Shown, o.TTY, o.Command)
 		for _, err := range o.Errors {
 			say("notify %s: %v", f.Pane, err)

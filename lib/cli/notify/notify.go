@@ -119,13 +119,43 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 // otherSinks tries the sinks beside the command and says what each did:
 // the message on the server's clients and the bell/OSC bytes on this pane,
 // where there is a server and a pane; the log is named, never written (it
-// records real fires only).
+// records real fires only). The bytes go first, as in a real fire: a
+// message shown first would freeze the clients' terminals and drop them.
 func otherSinks(e *common.Env, g *common.Globals, cfg *config.Config, f *notify.Fired, home string) {
 	n := cfg.Notify
 	tc := g.Tmux(e, cfg)
 	tc.Timeout = 2 * time.Second
 	ctx := common.Background()
 	out, _, err := tc.Run(ctx, "", "list-clients", "-F", "#{client_name}")
+	var seqs []string
+	for _, on := range []struct {
+		set  bool
+		name string
+	}{{n.Bell, "bell"}, {n.OSC, "osc"}, {n.OSC777, "osc_777"}} {
+		if on.set {
+			seqs = append(seqs, on.name)
+		}
+	}
+	ttyLine := ""
+	if len(seqs) > 0 {
+		pane := e.Getenv("TMUX_PANE")
+		tty := ""
+		if err == nil && pane != "" {
+			if o, _, terr := tc.Run(ctx, "", "display", "-p", "-t", pane, "#{pane_tty}"); terr == nil {
+				tty = strings.TrimSpace(o)
+			}
+		}
+		switch {
+		case tty == "":
+			ttyLine = fmt.Sprintf("tty       %s on; not written: not run in a tmux pane of this server\n", strings.Join(seqs, ", "))
+		default:
+			if werr := notify.WriteTTY(tty, notify.TTYBytes(n.Bell, n.OSC, n.OSC777, f.Agent, f.Trigger)); werr != nil {
+				ttyLine = fmt.Sprintf("tty       %s: %v\n", strings.Join(seqs, ", "), werr)
+			} else {
+				ttyLine = fmt.Sprintf("tty       %s written to %s\n", strings.Join(seqs, ", "), tty)
+			}
+		}
+	}
 	switch {
 	case err != nil:
 		fmt.Fprintf(e.Stdout, "message   not shown: %s\n", common.DescribeTmuxError(e, tc, err))
@@ -139,34 +169,7 @@ func otherSinks(e *common.Env, g *common.Globals, cfg *config.Config, f *notify.
 			fmt.Fprintf(e.Stdout, "message   shown on %d client(s)\n", len(lines))
 		}
 	}
-	var seqs []string
-	for _, on := range []struct {
-		set  bool
-		name string
-	}{{n.Bell, "bell"}, {n.OSC, "osc"}, {n.OSC777, "osc_777"}} {
-		if on.set {
-			seqs = append(seqs, on.name)
-		}
-	}
-	if len(seqs) > 0 {
-		pane := e.Getenv("TMUX_PANE")
-		tty := ""
-		if err == nil && pane != "" {
-			if o, _, terr := tc.Run(ctx, "", "display", "-p", "-t", pane, "#{pane_tty}"); terr == nil {
-				tty = strings.TrimSpace(o)
-			}
-		}
-		switch {
-		case tty == "":
-			fmt.Fprintf(e.Stdout, "tty       %s on; not written: not run in a tmux pane of this server\n", strings.Join(seqs, ", "))
-		default:
-			if werr := notify.WriteTTY(tty, notify.TTYBytes(n.Bell, n.OSC, n.OSC777, f.Agent, f.Trigger)); werr != nil {
-				fmt.Fprintf(e.Stdout, "tty       %s: %v\n", strings.Join(seqs, ", "), werr)
-			} else {
-				fmt.Fprintf(e.Stdout, "tty       %s written to %s\n", strings.Join(seqs, ", "), tty)
-			}
-		}
-	}
+	_, _ = io.WriteString(e.Stdout, ttyLine)
 	if p := cfg.NotifyLog(home); p != "" {
 		fmt.Fprintf(e.Stdout, "log       %s (real fires append there; a test does not)\n", p)
 	}

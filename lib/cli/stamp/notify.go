@@ -72,10 +72,10 @@ func (n *notifier) fire(cfg *config.Config, tc *tmux.Client, out, nonce string, 
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	s := notify.NewSettings(cfg, n.e.Lookup)
-	for _, f := range notify.Won(out, nonce) {
-		o := notify.Fire(context.Background(), s, tc, notify.GitLabels(n.labels), f, nowMS)
+	won := notify.Won(out, nonce)
+	for i, o := range notify.FireAll(context.Background(), s, tc, notify.GitLabels(n.labels), won, nowMS) {
 		for _, err := range o.Errors {
-			n.e.Errorf("notify %s %s: %v", f.Pane, f.Trigger, err)
+			n.e.Errorf("notify %s %s: %v", won[i].Pane, won[i].Trigger, err)
 		}
 	}
 }
