@@ -171,10 +171,9 @@ type ReplyLane struct {
 	HoldMS  int
 }
 
-// Tmux is [tmux]. ControlClients false keeps every follower to polling:
-// tmux before 3.7 can crash when a notification meets a control client
-// that is still identifying (docs/architecture.md), and a person who has
-// seen it may rather pay the poll's latency than the risk.
+// Tmux is [tmux]. ControlClients false keeps every follower to polling,
+// with no control-mode client on the server at all, for a person who would
+// rather pay the poll's latency (docs/config.md, docs/architecture.md).
 type Tmux struct {
 	Bin            string `toml:"bin"`
 	ControlClients bool   `toml:"control_clients"`
