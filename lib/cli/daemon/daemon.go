@@ -39,10 +39,6 @@ type cli struct {
 	Debug debugCmd `cmd:"" help:"the daemon's inspection tools."`
 }
 
-// Interval is the daemon's cycle cadence between tmux's pushes: dwells and
-// hook-claim decay resolve on a quiet screen only when a cycle looks.
-const Interval = time.Second
-
 // Run is tma-daemon's main.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := common.NewEnv("tma", stdin, stdout, stderr)
@@ -236,7 +232,12 @@ func foreground(e *common.Env, g *common.Globals, srv *Server, isDetached bool) 
 		stageArgs = append(stageArgs, "--manifest-dir", g.ManifestDir)
 	}
 	stages := []serve.Stage{
-		{Name: "tma-scan", Path: daemon.FindTool("tma-scan"), Args: append(append([]string{}, stageArgs...), "--follow", "--daemon", "--interval", Interval.String())},
+		// The tick: a second between tmux's pushes, shorter where the
+		// config allows no control client and the tick is all there is.
+		{Name: "tma-scan", Path: daemon.FindTool("tma-scan"), Args: append(append([]string{}, stageArgs...), "--follow", "--daemon"),
+			ArgsFrom: func(cfg *config.Config) []string {
+				return []string{"--interval", daemon.ScanInterval(cfg.Tmux.ControlClients).String()}
+			}},
 		{Name: "tma-fold", Path: daemon.FindTool("tma-fold"), Args: stageArgs},
 		// The daemon's stamp fires [notify] for the episodes it wins, with
 		// the triggers only a resident process can watch (stall,

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
 
+	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/record"
 )
 
@@ -26,6 +28,19 @@ type Stage struct {
 	Name string // for the log: tma-scan, tma-fold, tma-stamp
 	Path string
 	Args []string
+	// ArgsFrom, when set, adds arguments from the config the daemon runs
+	// on (its snapshot's parse, the one the stages read), at each start of
+	// the pipeline: one restarted after a reload takes the reloaded
+	// config's.
+	ArgsFrom func(*config.Config) []string
+}
+
+// With is the stage as started under cfg: Args, then ArgsFrom's.
+func (s Stage) With(cfg *config.Config) Stage {
+	if s.ArgsFrom != nil {
+		s.Args = append(slices.Clip(s.Args), s.ArgsFrom(cfg)...)
+	}
+	return s
 }
 
 // Backoff bounds: a pipeline that dies is restarted after RestartMin,
@@ -40,14 +55,15 @@ const (
 // supervise runs the stages joined by pipes, delivers every complete
 // cycle the last one emits to out, and restarts the whole pipeline with
 // backoff when any stage ends (a pipe that loses one stage loses its
-// neighbours too). state reports what it is doing, for hello. It returns
-// when ctx is done, after stopping the stages.
-func supervise(ctx context.Context, stages []Stage, env []string, log *Log, out chan<- *Cycle, state func(string)) {
+// neighbours too); stages is asked for the pipeline at each start. state
+// reports what it is doing, for hello. It returns when ctx is done, after
+// stopping the stages.
+func supervise(ctx context.Context, stages func() []Stage, env []string, log *Log, out chan<- *Cycle, state func(string)) {
 	failures := 0
 	for {
 		began := time.Now()
 		state("running")
-		err := runOnce(ctx, stages, env, log, out)
+		err := runOnce(ctx, stages(), env, log, out)
 		if ctx.Err() != nil {
 			return
 		}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tmaproject/tma/lib/config"
 )
 
 const oneCycle = `{"v":1,"kind":"cycle","now_ms":5,"server":"/s"}
@@ -59,7 +62,7 @@ func TestSuperviseRestartsWithBackoff(t *testing.T) {
 	var states []string
 	done := make(chan struct{})
 	go func() {
-		supervise(ctx, []Stage{scan, cat, cat}, os.Environ(), log, out, func(s string) { mu.Lock(); states = append(states, s); mu.Unlock() })
+		supervise(ctx, func() []Stage { return []Stage{scan, cat, cat} }, os.Environ(), log, out, func(s string) { mu.Lock(); states = append(states, s); mu.Unlock() })
 		close(done)
 	}()
 	var got []time.Time
@@ -95,7 +98,7 @@ func TestSuperviseMissingStage(t *testing.T) {
 	log, logPath := testLog(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
 	defer cancel()
-	supervise(ctx, []Stage{{Name: "nope", Path: filepath.Join(t.TempDir(), "missing")}}, nil, log, make(chan *Cycle), func(string) {})
+	supervise(ctx, func() []Stage { return []Stage{{Name: "nope", Path: filepath.Join(t.TempDir(), "missing")}} }, nil, log, make(chan *Cycle), func(string) {})
 	if b, _ := os.ReadFile(logPath); !strings.Contains(string(b), "starting nope") {
 		t.Fatalf("log:\n%s", b)
 	}
@@ -114,5 +117,29 @@ func TestLogRotates(t *testing.T) {
 	}
 	if st, err := os.Stat(p + ".1"); err != nil || st.Size() > MaxLog || st.Size() < MaxLog/2 {
 		t.Fatalf("rotated %v %v", st, err)
+	}
+}
+
+// A stage's ArgsFrom is asked at each start, under the config the daemon
+// runs on then: a pipeline restarted after a reload takes the new one's.
+func TestStagesTakeTheCurrentConfig(t *testing.T) {
+	base := make([]string, 1, 4) // room after Args, which a start must not write into
+	base[0] = "--follow"
+	scan := Stage{Name: "scan", Path: "/bin/true", Args: base, ArgsFrom: func(cfg *config.Config) []string {
+		return []string{"--push=" + strconv.FormatBool(cfg.Tmux.ControlClients)}
+	}}
+	fold := Stage{Name: "fold", Path: "/bin/cat", Args: []string{"-u"}}
+	on, off := config.Default(), config.Default()
+	off.Tmux.ControlClients = false
+	d := &state{o: Options{Stages: []Stage{scan, fold}}, loaded: &Loaded{Config: on}}
+	if got := d.stages(); strings.Join(got[0].Args, " ") != "--follow --push=true" || strings.Join(got[1].Args, " ") != "-u" {
+		t.Fatalf("under the defaults: %q %q", got[0].Args, got[1].Args)
+	}
+	d.loaded = &Loaded{Config: off}
+	if got := d.stages(); strings.Join(got[0].Args, " ") != "--follow --push=false" {
+		t.Fatalf("after the reload: %q", got[0].Args)
+	}
+	if len(d.o.Stages[0].Args) != 1 || base[:2][1] != "" {
+		t.Fatalf("the stage's own Args changed: %q (%q)", d.o.Stages[0].Args, base[:2])
 	}
 }

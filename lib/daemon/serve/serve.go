@@ -45,7 +45,7 @@ type Options struct {
 	TmuxBin func(*config.Config) string
 	// Stages are the pipeline, in order; each already carries -S <server>
 	// and --config <Paths.Config>, the snapshot of the config the daemon
-	// accepted.
+	// accepted, and takes what its ArgsFrom adds at each start.
 	Stages []Stage
 	Env    []string // the stages' environment
 	Log    *Log
@@ -157,7 +157,7 @@ func Run(o Options) error {
 	supDone := make(chan struct{})
 	go func() {
 		defer close(supDone)
-		supervise(ctx, o.Stages, o.Env, o.Log, cycles, d.setPipeline)
+		supervise(ctx, d.stages, o.Env, o.Log, cycles, d.setPipeline)
 	}()
 
 	watch := time.NewTimer(d.recheck())
@@ -239,6 +239,16 @@ func (d *state) current() *Loaded {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.loaded
+}
+
+// stages is the pipeline to start now, under the current config.
+func (d *state) stages() []Stage {
+	cfg := d.current().Config
+	out := make([]Stage, len(d.o.Stages))
+	for i, s := range d.o.Stages {
+		out[i] = s.With(cfg)
+	}
+	return out
 }
 
 // client is a tmux client for the server under the current config.
