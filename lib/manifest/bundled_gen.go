@@ -17,6 +17,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "claude",
 			Source:           "bundled:claude.toml",
 			Bundled:          true,
+			Digest:           "56f251ad0de10e64",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"claude"},
 			Hooks: &Hooks{
@@ -384,6 +385,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "codex",
 			Source:           "bundled:codex.toml",
 			Bundled:          true,
+			Digest:           "1db419a3740758b6",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"codex", "codex-aarch64-a"},
 			Hooks: &Hooks{
@@ -607,6 +609,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "cursor",
 			Source:           "bundled:cursor.toml",
 			Bundled:          true,
+			Digest:           "163ed2366e5d3375",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"agent", "cursor-agent", "node"},
 			TitlePatterns:    []*Regex{lazyRegex("^Cursor Agent$")},
@@ -717,6 +720,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "gemini",
 			Source:           "bundled:gemini.toml",
 			Bundled:          true,
+			Digest:           "a9cae24cdda72c14",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"gemini", "node"},
 			TitlePatterns:    []*Regex{lazyRegex(`^\S{1,2}\s+(Ready|Working|Action Required)\b`)},
@@ -943,6 +947,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "opencode",
 			Source:           "bundled:opencode.toml",
 			Bundled:          true,
+			Digest:           "dbd49dacdb4bf53e",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"opencode", "opencode.exe"},
 			Hooks: &Hooks{
@@ -1144,6 +1149,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "pi",
 			Source:           "bundled:pi.toml",
 			Bundled:          true,
+			Digest:           "d72291dfb024b407",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"pi", "node"},
 			TitlePatterns:    []*Regex{lazyRegex(`^π\s`)},

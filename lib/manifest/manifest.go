@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,7 +42,11 @@ type Agent struct {
 	Name   string // the file stem
 	Source string // the file path, or "bundled:<stem>.toml"
 
-	Bundled          bool
+	Bundled bool
+	// Digest names the file's bytes: a quiet pane's stored verdict is
+	// reused only while the manifest that read its screen is this one (the
+	// scan compares it with the pane's @agent_hash).
+	Digest           string
 	MinEngineVersion string
 	ProcessNames     []string
 	TitlePatterns    []*Regex
@@ -201,6 +206,14 @@ func Parse(stem, source string, data []byte) (*Agent, error) {
 	return a, nil
 }
 
+// Digest is a manifest file's digest: 16 hex digits of FNV-1a over its
+// bytes (a token, so it can stand in a tmux option and a format).
+func Digest(data []byte) string {
+	h := fnv.New64a()
+	h.Write(data)
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
 func parse(stem, source string, data []byte) (*Agent, error) {
 	if !ValidToken(stem) {
 		return nil, fmt.Errorf("agent name %q (the file stem) must match [a-z0-9_-]+", stem)
@@ -222,7 +235,7 @@ func parse(stem, source string, data []byte) (*Agent, error) {
 		return nil, fmt.Errorf("unknown keys %s", strings.Join(keys, ", "))
 	}
 
-	a := &Agent{Name: stem, Source: source, MinEngineVersion: mev}
+	a := &Agent{Name: stem, Source: source, Digest: Digest(data), MinEngineVersion: mev}
 	if err := a.fillIdentity(f.Identity); err != nil {
 		return nil, err
 	}

@@ -775,6 +775,8 @@ func (d *decoder) pane(p *Pane) bool {
 			n, ok = 36, d.int64(&p.QuietEdge)
 		case "verdict":
 			n, ok = 37, d.verdict(&p.Verdict)
+		case "manifest":
+			n, ok = 38, d.str(&p.Manifest)
 		default:
 			return false
 		}

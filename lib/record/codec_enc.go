@@ -337,6 +337,10 @@ func appendPane(dst []byte, p *Pane) ([]byte, bool) {
 		dst = append(dst, `,"quiet_edge_ms":`...)
 		dst = strconv.AppendInt(dst, p.QuietEdge, 10)
 	}
+	if p.Manifest != "" {
+		dst = append(dst, `,"manifest":`...)
+		dst = appendStr(dst, p.Manifest)
+	}
 	if p.Verdict != nil {
 		dst = append(dst, `,"verdict":`...)
 		dst = appendVerdict(dst, p.Verdict)

@@ -125,6 +125,11 @@ type Pane struct {
 	// only the daemon's scan reports, once per burst.
 	QuietEdge int64 `json:"quiet_edge_ms,omitempty"`
 
+	// Manifest is the digest of the agent's manifest as the scan loaded it
+	// (manifest.Digest): a screen read under it is committed with it in
+	// @agent_hash, and a quiet pane whose @agent_hash differs is read again.
+	Manifest string `json:"manifest,omitempty"`
+
 	Verdict *Verdict `json:"verdict,omitempty"`
 }
 

@@ -215,6 +215,7 @@ func observe(pi *tmux.PaneInfo, procs *proc.Table, ms *manifest.Set, now int64) 
 		if a, q := identify(tree, procs, ms, pi.Title); a != nil {
 			p.Agent, p.Identity, p.AgentPID, p.AgentAlive = a.Name, "process", q.PID, true
 			p.ForegroundIsAgent = foreground(pi, q, tree, a)
+			p.Manifest = a.Digest
 			return p
 		}
 	}
@@ -231,6 +232,7 @@ func observe(pi *tmux.PaneInfo, procs *proc.Table, ms *manifest.Set, now int64) 
 		p.Agent, p.Identity, p.AgentPID, p.AgentAlive = prior.Name, "hook", prior.PID, alive
 		if a := getAgent(ms, prior.Name); a != nil && p.Class != record.ClassRemote {
 			p.ForegroundIsAgent = a.MatchesProcess(pi.Command)
+			p.Manifest = a.Digest
 		}
 	}
 	return p
@@ -279,7 +281,8 @@ func foreground(pi *tmux.PaneInfo, agent *proc.Proc, tree []*proc.Proc, a *manif
 }
 
 // needsCapture applies the skip rule: a screen unchanged since the stamp is
-// not read again, except where the clock alone can change the verdict.
+// not read again, except where the clock alone can change the verdict, or
+// the manifest that would read it is not the one that last did.
 func needsCapture(p *record.Pane, t fold.Tuning) bool {
 	if !capturable(p) {
 		return false
@@ -290,6 +293,8 @@ func needsCapture(p *record.Pane, t fold.Tuning) bool {
 		return true
 	case prior.StampedAt > p.NowMS+tmux.FutureSkewMS || prior.EvidenceAt > p.NowMS+tmux.FutureSkewMS:
 		return true // dated in the future: a backward clock step, so window_activity cannot vouch for it
+	case p.Manifest != "" && p.Opts["@agent_hash"] != p.Manifest:
+		return true // the screen was last read under other rules (a manifest edit, an upgrade): once
 	case prior.State == "working" || prior.IdleSince > 0 || prior.UnblockSeen > 0:
 		return true // the dwell (and the unblock wait) resolve against chrome already on screen
 	case prior.Source == "hook" && p.NowMS-prior.EvidenceAt > t.Decay(prior.State) && !confirmedAged(prior, t):

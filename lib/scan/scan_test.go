@@ -1,15 +1,19 @@
 package scan
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tmaproject/tma/lib/fold"
 	"github.com/tmaproject/tma/lib/manifest"
+	"github.com/tmaproject/tma/lib/proc"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/stamp"
 	"github.com/tmaproject/tma/lib/tmux"
+	"github.com/tmaproject/tma/manifests"
 )
 
 const (
@@ -89,6 +93,12 @@ func TestNeedsCapture(t *testing.T) {
 			opts: claim("blocked", now-301_000), activity: quiet - 400, want: true},
 		{name: "blocked claim past blocked_decay_secs, confirmed",
 			opts: with(claim("blocked", now-400_000), "@agent_stamped_at", ms(now-80_000)), activity: quiet - 400, want: false},
+		{name: "quiet, read under this manifest", opts: with(captured("idle", now-2000), "@agent_hash", "d1"), activity: quiet,
+			edit: func(p *record.Pane) { p.Manifest = "d1" }, want: false},
+		{name: "quiet, but the manifest changed since the screen was read", opts: with(captured("idle", now-2000), "@agent_hash", "d1"), activity: quiet,
+			edit: func(p *record.Pane) { p.Manifest = "d2" }, want: true},
+		{name: "quiet, read before digests were kept", opts: with(captured("idle", now-2000), "@agent_hash", "1"), activity: quiet,
+			edit: func(p *record.Pane) { p.Manifest = "d1" }, want: true},
 		{name: "scrolled", opts: map[string]string{}, activity: quiet, edit: func(p *record.Pane) { p.Scroll = 3 }, want: false},
 		{name: "agent not in the foreground", opts: map[string]string{}, activity: quiet, edit: func(p *record.Pane) { p.ForegroundIsAgent = false }, want: false},
 		{name: "remote shell", opts: map[string]string{}, activity: quiet, edit: func(p *record.Pane) { p.Class = record.ClassRemote }, want: false},
@@ -290,6 +300,82 @@ func TestFailedWalkKeepsEveryTuple(t *testing.T) {
 	for p, w := range want {
 		if rows[p] != w {
 			t.Errorf("%s: row %q, want %q (the stored tuple)", p, rows[p], w)
+		}
+	}
+}
+
+// TestManifestEditRereadsAQuietPane: a quiet pane's stored verdict is
+// reused until its manifest changes (issue 27, item 3). The edit (a user
+// file shadowing the bundled claude) invalidates the skip once: that cycle
+// reads the screen under the new rules and keeps the manifest's digest in
+// @agent_hash, and the cycle after it is quiet again.
+func TestManifestEditRereadsAQuietPane(t *testing.T) {
+	bundled, err := manifest.Load(manifest.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := manifests.Agents.ReadFile("agents/claude.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := "label = \"option-1-cursor\"\nstate = \"blocked\"\ndetail = \"permission\""
+	if !strings.Contains(string(src), rule) {
+		t.Fatalf("claude.toml has no %q", rule)
+	}
+	dir := t.TempDir()
+	edited := strings.Replace(string(src), rule, strings.Replace(rule, `"permission"`, `"custom-2"`, 1), 1)
+	if err := os.WriteFile(filepath.Join(dir, "claude.toml"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	user, err := manifest.Load(manifest.LoadOptions{UserDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d1, d2 := bundled.Get("claude").Digest, user.Get("claude").Digest; d1 == "" || d1 == d2 {
+		t.Fatalf("digests %q and %q: want two, distinct", d1, d2)
+	}
+	procs := proc.FromList([]proc.Proc{{PID: 10, PPID: 1, PGID: 10, TPGID: 11, Comm: "sh"}, {PID: 11, PPID: 10, PGID: 11, TPGID: 11, Comm: "claude"}})
+	blocked := " Do you want to proceed?\n ❯ 1. Yes\n   2. No\n"
+	stampedAt := now - 10_000
+	opts := with(captured("blocked", stampedAt), "@agent_detail", "permission", "@agent_pid", "11", "@agent_hash", bundled.Get("claude").Digest)
+	activity := stampedAt/1000 - 1 // nothing printed since
+
+	steps := []struct {
+		set     *manifest.Set
+		capture bool
+		detail  string
+	}{
+		{bundled, false, "permission"}, // quiet: the stored verdict stands
+		{user, true, "custom-2"},       // the edit: read once, under the new rules
+		{user, false, "custom-2"},      // quiet again
+	}
+	for i, s := range steps {
+		at := now + int64(i)*1000
+		pi := tmux.PaneInfo{ID: "%1", PID: 10, Command: "claude", WindowActivity: activity, Opts: opts}
+		p := observe(&pi, procs, s.set, at)
+		if got := needsCapture(p, fold.DefaultTuning); got != s.capture {
+			t.Fatalf("cycle %d: needsCapture = %v, want %v (manifest %q, @agent_hash %q)", i, got, s.capture, p.Manifest, opts["@agent_hash"])
+		}
+		if s.capture {
+			p.Capture = &record.Capture{AtMS: at, Text: blocked}
+		}
+		p.Verdict = fold.Fold(p, s.set.Get("claude"), fold.DefaultTuning, false)
+		pl, err := stamp.Build(&record.Cycle{NowMS: at, Server: "/tmp/x"}, []*record.Pane{p}, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Join(pl.Lines, "\n")
+		if !s.capture && lines != "" {
+			t.Fatalf("cycle %d: a skipped pane wrote: %s", i, lines)
+		}
+		if s.capture {
+			if want := "@agent_hash '\\''" + s.set.Get("claude").Digest + "'\\''"; !strings.Contains(lines, want) {
+				t.Fatalf("cycle %d: the commit does not keep the digest (%s):\n%s", i, want, lines)
+			}
+			opts = with(apply(opts, p.Verdict, p, at), "@agent_detail", p.Verdict.Detail, "@agent_hash", s.set.Get("claude").Digest)
+		}
+		if len(pl.Rows) != 1 || pl.Rows[0].Row.Detail == nil || *pl.Rows[0].Row.Detail != s.detail {
+			t.Fatalf("cycle %d: rows %+v, want detail %s", i, pl.Rows, s.detail)
 		}
 	}
 }

@@ -214,9 +214,7 @@ func paneWrite(cyc *record.Cycle, p *record.Pane, v *record.Verdict) (string, er
 			if prior.Name != p.Agent {
 				sets = append(sets, tmux.Set{Name: "@agent_name", Value: p.Agent})
 			}
-			if _, ok := p.Opts["@agent_hash"]; !ok {
-				sets = append(sets, tmux.Set{Name: "@agent_hash", Value: "1"})
-			}
+			sets = append(sets, hashSet(p)...)
 			sets = append(sets, tmux.Set{Name: "@agent_stamped_at", Value: n(max(now, p.Capture.AtMS))})
 		}
 		if len(sets) == 0 {
@@ -255,8 +253,8 @@ func paneWrite(cyc *record.Cycle, p *record.Pane, v *record.Verdict) (string, er
 		if p.Identity == "process" && prior.PID != p.AgentPID {
 			sets = append(sets, tmux.Set{Name: "@agent_pid", Value: strconv.Itoa(p.AgentPID)})
 		}
-		if _, ok := p.Opts["@agent_hash"]; !ok && p.Capture != nil {
-			sets = append(sets, tmux.Set{Name: "@agent_hash", Value: "1"})
+		if p.Capture != nil {
+			sets = append(sets, hashSet(p)...)
 		}
 		idle()
 		attn()
@@ -264,6 +262,21 @@ func paneWrite(cyc *record.Cycle, p *record.Pane, v *record.Verdict) (string, er
 		return tmux.Write{Pane: p.Pane, Guard: guard(v, now), Sets: sets}.Line()
 	}
 	return "", nil
+}
+
+// hashSet is the @agent_hash write of a commit that read the pane's
+// screen: the digest of the manifest that read it (the scan's skip rule
+// reads the screen again once that manifest changes), or, where the record
+// names none, the bare presence mark "1" if the option is missing.
+func hashSet(p *record.Pane) []tmux.Set {
+	have, ok := p.Opts["@agent_hash"]
+	switch {
+	case p.Manifest != "" && have != p.Manifest:
+		return []tmux.Set{{Name: "@agent_hash", Value: p.Manifest}}
+	case p.Manifest == "" && !ok:
+		return []tmux.Set{{Name: "@agent_hash", Value: "1"}}
+	}
+	return nil
 }
 
 // Row resolves the agent row a pane has after this cycle's commit, or nil
