@@ -391,8 +391,8 @@ func Diagnose(f Facts) (*Report, string) {
 	if nf := f.Notify; nf != nil {
 		warn()
 		doc.Notify = dNotify{Failed: true, Trigger: &nf.Trigger, Command: &nf.Command, Reason: &nf.Reason}
-		line("notify:", "%s: `%s` (the last %s fire, %s) — run `tma debug notify-test --trigger %s` to see its stderr",
-			nf.Reason, nf.Command, nf.Trigger, time.UnixMilli(nf.AtMS).Format("2006-01-02 15:04:05"), nf.Trigger)
+		line("notify:", "%s: `%s` (the last %s fire, %s) — run `%s` to see its stderr",
+			nf.Reason, nf.Command, nf.Trigger, time.UnixMilli(nf.AtMS).Format("2006-01-02 15:04:05"), notify.TestCommand(nf.Trigger))
 	} else if f.NotifyErr != nil {
 		warn()
 		line("notify:", "%v", f.NotifyErr)

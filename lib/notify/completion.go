@@ -28,6 +28,22 @@ const CompletionSchema = 1
 // CompletionTrigger names a completion in the failure record doctor reads.
 const CompletionTrigger = "completion"
 
+// TestTriggers are every trigger a failure record can name, and so every
+// one `tma debug notify-test --trigger` takes: the four of a state fire and
+// a detached action's completion.
+var TestTriggers = []string{Blocked, Done, ContextHigh, Stall, CompletionTrigger}
+
+// TestCommand is the command that re-runs what a trigger resolves to and
+// shows its stderr: doctor's hint for a failed fire of that trigger.
+func TestCommand(trigger string) string { return "tma debug notify-test --trigger " + trigger }
+
+// SampleCompletion is the representative completion notify-test sends: a
+// detached action's child that exited 0.
+func SampleCompletion() *Completion {
+	code := 0
+	return &Completion{Action: "notify-test", Pane: "%0", Agent: "claude", Outcome: "exited", ExitCode: &code, Locator: "main:1.0"}
+}
+
 func (c *Completion) pairs() []kv {
 	var code any
 	if c.ExitCode != nil {

@@ -205,3 +205,41 @@ command = 'sleep 60 & echo $! >"`+dir+`/grandchild"; sleep 60'
 		t.Errorf("dry run:\n%s", out)
 	}
 }
+
+// doctor's hint for a failed completion is a command that runs: it re-runs
+// the global command on a completion's payload and shows its stderr and
+// exit (issue 27 item 10; it once named a trigger notify-test refused).
+func TestDoctorHintForAFailedCompletionRuns(t *testing.T) {
+	dir := t.TempDir()
+	e := &notifyEnv{env: newEnv(t, laneOff+"[notify]\ncommand = \"echo the hook broke >&2; exit 9\"\n"), dir: dir}
+	a := e.s.StartAgent("claude", claudeIdle)
+	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
+	e.userAction("quick", `min_engine_version = "0.1"
+name = "quick"
+label = "Quick"
+kind = "exec"
+detach = true
+detach_timeout_ms = 10000
+command = 'true'
+`)
+	if r, errs, code := e.actJSON(nil, "quick", "--pane", a.Pane); code != 0 || r.Outcome != "spawned" {
+		t.Fatalf("fire: %+v exit %d: %s", r, code, errs)
+	}
+	rec := filepath.Join(e.run, "tma", "notify-failure.json")
+	e.s.WaitFor(func() bool {
+		b, err := os.ReadFile(rec)
+		return err == nil && strings.Contains(string(b), `"trigger":"completion"`)
+	}, "the failure record naming the completion")
+	out, _, _ := e.tma("doctor")
+	_, hint, ok := strings.Cut(out, "— run `")
+	hint, _, ok2 := strings.Cut(hint, "` to see its stderr")
+	if !ok || !ok2 || !strings.HasPrefix(hint, "tma debug notify-test ") {
+		t.Fatalf("no hint in doctor:\n%s", out)
+	}
+	args := strings.Fields(strings.TrimPrefix(hint, "tma "))
+	got, errs, code := e.tma(args...)
+	if code != 1 || !strings.HasPrefix(got, `payload   {"schema":1,"action":`) ||
+		!strings.Contains(got, "\ncommand   echo the hook broke >&2; exit 9\nexit      9\n") || errs != "the hook broke\n" {
+		t.Errorf("%s: exit %d\n%s%s", hint, code, got, errs)
+	}
+}

@@ -14,7 +14,7 @@ import (
 )
 
 type testCmd struct {
-	Trigger string `name:"trigger" default:"blocked" enum:"blocked,done,context_high,stall" help:"the trigger whose command runs: blocked, done, context_high or stall."`
+	Trigger string `name:"trigger" default:"blocked" enum:"blocked,done,context_high,stall,completion" help:"the trigger whose command runs: blocked, done, context_high, stall, or completion (a detached action's, the global command)."`
 }
 
 type runCmd struct {
@@ -66,6 +66,11 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
 	now := time.Now().UnixMilli()
+	if t.Trigger == notify.CompletionTrigger {
+		c := notify.SampleCompletion()
+		return report(e, g, cfg, home, t.Trigger, c.JSON(), c.Env(), sample{
+			message: notify.CompletionMessage(c), agent: c.Action, state: c.Outcome})
+	}
 	// A representative transition: what a real fire of this trigger sends,
 	// with the repo and branch of the directory the test runs in.
 	f := &notify.Fired{Trigger: t.Trigger, Pane: "%0", Agent: "claude", Locator: "main:1.0",
@@ -87,23 +92,39 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 	}
 	repo, branch := notify.GitLabels(gitinfo.New())(wd)
 	p := notify.Build(f, now, cfg.Notify.IncludeTitle, repo, branch)
-	fmt.Fprintf(e.Stdout, "payload   %s\n", p.JSON())
-	cmd := cfg.NotifyCommand(t.Trigger, config.Env(e.Lookup))
+	return report(e, g, cfg, home, t.Trigger, p.JSON(), p.Env(), sample{
+		message: notify.Message(f, f.Trigger), agent: f.Agent, state: f.Trigger})
+}
+
+// sample is what the other sinks show of a test fire: the message, and the
+// text the OSC sequences carry.
+type sample struct{ message, agent, state string }
+
+// report runs the command trigger resolves to on payload, waits, and says
+// what it and every other sink did. A completion resolves to the global
+// command (a detached action has no sub-table of its own).
+func report(e *common.Env, g *common.Globals, cfg *config.Config, home, trigger string, payload []byte, env []string, smp sample) int {
+	fmt.Fprintf(e.Stdout, "payload   %s\n", payload)
+	cmd := cfg.NotifyCommand(trigger, config.Env(e.Lookup))
 	if cmd == "" {
 		fmt.Fprintln(e.Stdout, "command   (none)")
-		e.Errorf("trigger %s resolves to no command\nhint: set [notify] command, or command in [notify.%s]", t.Trigger, t.Trigger)
+		if trigger == notify.CompletionTrigger {
+			e.Errorf("trigger %s resolves to no command\nhint: set [notify] command (a completion uses the global one)", trigger)
+		} else {
+			e.Errorf("trigger %s resolves to no command\nhint: set [notify] command, or command in [notify.%s]", trigger, trigger)
+		}
 		return common.ExitFail
 	}
 	cmd = config.ExpandHome(cmd, home)
 	fmt.Fprintf(e.Stdout, "command   %s\n", cmd)
-	res := notify.Run(cmd, p.JSON(), p.Env(), notify.Timeout(e.Getenv))
-	_ = notify.Record(e.Getenv, t.Trigger, cmd, res, time.Now().UnixMilli())
+	res := notify.Run(cmd, payload, env, notify.Timeout(e.Getenv))
+	_ = notify.Record(e.Getenv, trigger, cmd, res, time.Now().UnixMilli())
 	if res.Exit >= 0 {
 		fmt.Fprintf(e.Stdout, "exit      %d\n", res.Exit)
 	} else {
 		fmt.Fprintf(e.Stdout, "exit      %s\n", res.Reason)
 	}
-	otherSinks(e, g, cfg, f, home)
+	otherSinks(e, g, cfg, smp, home)
 	if res.Stderr != "" {
 		_, _ = io.WriteString(e.Stderr, res.Stderr)
 		if !strings.HasSuffix(res.Stderr, "\n") {
@@ -121,7 +142,7 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 // where there is a server and a pane; the log is named, never written (it
 // records real fires only). The bytes go first, as in a real fire: a
 // message shown first would freeze the clients' terminals and drop them.
-func otherSinks(e *common.Env, g *common.Globals, cfg *config.Config, f *notify.Fired, home string) {
+func otherSinks(e *common.Env, g *common.Globals, cfg *config.Config, smp sample, home string) {
 	n := cfg.Notify
 	tc := g.Tmux(e, cfg)
 	tc.Timeout = 2 * time.Second
@@ -149,7 +170,7 @@ func otherSinks(e *common.Env, g *common.Globals, cfg *config.Config, f *notify.
 		case tty == "":
 			ttyLine = fmt.Sprintf("tty       %s on; not written: not run in a tmux pane of this server\n", strings.Join(seqs, ", "))
 		default:
-			if werr := notify.WriteTTY(tty, notify.TTYBytes(n.Bell, n.OSC, n.OSC777, f.Agent, f.Trigger)); werr != nil {
+			if werr := notify.WriteTTY(tty, notify.TTYBytes(n.Bell, n.OSC, n.OSC777, smp.agent, smp.state)); werr != nil {
 				ttyLine = fmt.Sprintf("tty       %s: %v\n", strings.Join(seqs, ", "), werr)
 			} else {
 				ttyLine = fmt.Sprintf("tty       %s written to %s\n", strings.Join(seqs, ", "), tty)
@@ -160,7 +181,7 @@ func otherSinks(e *common.Env, g *common.Globals, cfg *config.Config, f *notify.
 	case err != nil:
 		fmt.Fprintf(e.Stdout, "message   not shown: %s\n", common.DescribeTmuxError(e, tc, err))
 	default:
-		lines := notify.DisplayLines(strings.Fields(out), "tma notify-test: "+notify.Message(f, f.Trigger))
+		lines := notify.DisplayLines(strings.Fields(out), "tma notify-test: "+smp.message)
 		if len(lines) == 0 {
 			fmt.Fprintln(e.Stdout, "message   not shown: no client attached")
 		} else if _, err := tc.Exec(ctx, lines); err != nil {
