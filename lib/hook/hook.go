@@ -280,6 +280,11 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 	// this agent (a shared agent daemon runs hooks with the pane it was
 	// started from), is registered to another session, or is not on this
 	// server, gives way to the pane that registered the event's session.
+	// A lifecycle start whose agent process the hook found above itself
+	// inside the named pane (ev.AgentPID) is that pane's whatever stands
+	// registered: the agent runs there (a session resumed in a new pane),
+	// and a shared daemon's hook, which runs outside every pane's tree,
+	// never has one.
 	target := ev.Pane
 	var cur *Pane
 	for i := range panes {
@@ -287,7 +292,8 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 			cur = &panes[i]
 		}
 	}
-	hosts := cur != nil && cur.Name == a.Name && (cur.Session == "" || ev.Payload.Session == "" || cur.Session == ev.Payload.Session)
+	owns := m != nil && m.Claim.Lifecycle == "start" && ev.AgentPID > 0
+	hosts := cur != nil && (owns || cur.Name == a.Name && (cur.Session == "" || ev.Payload.Session == "" || cur.Session == ev.Payload.Session))
 	if !ev.Explicit && !hosts && ev.Payload.Session != "" {
 		for i := range panes {
 			if p := &panes[i]; p.Session == ev.Payload.Session && p.Name == a.Name {
@@ -354,23 +360,28 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 		if a.Name == APILaneAgent && ev.Payload.APIEndpoint != "" {
 			sets = append(sets, tmux.Set{Name: EndpointOption, Value: ev.Payload.APIEndpoint})
 		}
+		// One session, one pane: another pane still registered to it gives
+		// it up, its set cleared as at the session's end.
+		moved, err := unregister(panes, target, a.Name, ev.Payload.Session)
+		if err != nil {
+			return nil, err
+		}
+		pl.Lines = append(pl.Lines, moved...)
 		if err := line("", sets); err != nil {
 			return nil, err
 		}
 		// A pane with no state yet starts idle: the agent sits at its prompt.
 		pl.Why = "registered " + a.Name
+		if len(moved) > 0 {
+			pl.Why += " (the session's registration moved here)"
+		}
 		return pl, line("#{==:#{@agent_state},}", claimSets(a.Name, "idle", "", T, false, ev.Payload, false, laneSet{}))
 	case "end":
 		if !sameSession {
 			pl.Why = "session end of another session"
 			return pl, nil
 		}
-		var sets []tmux.Set
-		for _, o := range tmux.OptionNames {
-			if !keptOnEnd[o] {
-				sets = append(sets, tmux.Set{Name: o, Unset: true})
-			}
-		}
+		sets := endSets()
 		pl.Why = "session ended: stamps cleared"
 		guard := ""
 		if ev.Payload.Session != "" {
@@ -419,6 +430,43 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 	sets := claimSets(a.Name, state, detail, T, state == "blocked", ev.Payload, true, ls)
 	pl.Why = fmt.Sprintf("%s → %s%s", ev.Name, state, slash(detail))
 	return pl, line(newer, sets)
+}
+
+// endSets unset a pane's whole set but what survives a session's end.
+func endSets() []tmux.Set {
+	var sets []tmux.Set
+	for _, o := range tmux.OptionNames {
+		if !keptOnEnd[o] {
+			sets = append(sets, tmux.Set{Name: o, Unset: true})
+		}
+	}
+	return sets
+}
+
+// unregister clears every pane but target that is registered to session
+// for agent, each only while it still is (the guard is read at write time),
+// with its rollups after the clear.
+func unregister(panes []Pane, target, agent, session string) ([]string, error) {
+	if session == "" {
+		return nil, nil
+	}
+	var lines []string
+	for _, p := range panes {
+		if p.ID == target || p.Session != session || p.Name != agent || !tmux.ValidPaneID(p.ID) {
+			continue
+		}
+		guard := "#{&&:" + notIgnored + ",#{==:#{@agent_session}," + session + "}}"
+		l, err := tmux.Write{Pane: p.ID, Guard: guard, Sets: endSets()}.Line()
+		if err != nil {
+			return nil, err
+		}
+		r, err := stamp.RollupLine(p.ID)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, l+" ; "+r)
+	}
+	return lines, nil
 }
 
 // notIgnored holds on every pane tma may write: not one carrying

@@ -298,3 +298,48 @@ func TestReplyLaneMint(t *testing.T) {
 		t.Errorf("the request id is not in the claim's one write:\n%s", l)
 	}
 }
+
+// A lifecycle start from a pane whose own tree holds the agent (the hook
+// found its agent above itself inside that pane: AgentPID) is that pane's,
+// and takes the session's registration from wherever it stood (issue 27,
+// item 4: `claude --resume` in a new pane while the old registration, a
+// stale or ssh pane's, still stands). A start with no such pid keeps the
+// shared daemon's routing: to the pane that registered the session.
+func TestResumedSessionMovesItsRegistration(t *testing.T) {
+	panes := []Pane{{ID: "%11", Session: "X", Name: "agent"}, {ID: "%18"}, {ID: "%20", Session: "Y", Name: "agent"}}
+	start := func(pane string, pid int) *Plan {
+		t.Helper()
+		pl, err := Build(Event{Agent: agent(t), Name: "Start", Payload: ParsePayload(`{"session_id":"X"}`), Pane: pane, AgentPID: pid, NowMS: 1_800_000_000_000}, panes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl
+	}
+	for _, pane := range []string{"%18", "%20"} { // unstamped, or registered to another session
+		pl := start(pane, 4242)
+		all := strings.Join(pl.Lines, "\n")
+		if pl.Pane != pane || !strings.Contains(all, "set -p -t "+pane+" @agent_session '\\''X'\\''") || !strings.Contains(all, "set -p -t "+pane+" @agent_pid '\\''4242'\\''") {
+			t.Fatalf("start from %s with its agent in its tree: target %q (%s)\n%s", pane, pl.Pane, pl.Why, all)
+		}
+		// The old pane gives the session up: its set is cleared, as at a
+		// session end, only while it is still registered to that session.
+		var moved string
+		for _, l := range pl.Lines {
+			if strings.HasPrefix(l, "if-shell -F -t %11 ") {
+				moved = l
+			}
+		}
+		for _, want := range []string{"#{==:#{@agent_session},X}", "set -pu -t %11 @agent_session", "set -pu -t %11 @agent_state", "set -wF -t %11 @agent_summary"} {
+			if !strings.Contains(moved, want) {
+				t.Errorf("start from %s: the old registration's clear lacks %q:\n%s", pane, want, all)
+			}
+		}
+		if strings.Contains(moved, "@agent_mute_until") || strings.Contains(all, "-t %20 @agent_session '\\''Y") {
+			t.Errorf("start from %s: %s", pane, all)
+		}
+	}
+	// No agent pid: a shared daemon's hook with another pane's $TMUX_PANE.
+	if pl := start("%18", 0); pl.Pane != "%11" || strings.Contains(strings.Join(pl.Lines, "\n"), "-t %18") {
+		t.Errorf("a start with no agent in the pane's tree left the registered pane: target %q\n%s", pl.Pane, strings.Join(pl.Lines, "\n"))
+	}
+}

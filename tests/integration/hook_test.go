@@ -170,6 +170,63 @@ func TestHookAttributedToTheRegisteredPane(t *testing.T) {
 	}
 }
 
+// A session resumed in a new pane (issue 27, item 4): `claude --resume X`
+// in a new pane while X's registration still stands on an old one (an ssh
+// pane here, pid 0). The new claude's own SessionStart hook, which runs
+// inside the new pane's tree, moves the registration there: the new pane
+// takes the session and its states, the old one is cleared.
+func TestResumedSessionInANewPane(t *testing.T) {
+	e := newEnv(t, laneOff)
+	old := e.s.StartAgent("ssh", "remote$ \n").Pane
+	e.fire(old, "claude", "SessionStart", `{"session_id":"X","source":"startup"}`)
+	e.fire(old, "claude", "UserPromptSubmit", `{"session_id":"X","prompt":"hi"}`)
+	if got := e.s.Option(old, "@agent_state"); got != "working" {
+		t.Fatalf("the old registration: state %q", got)
+	}
+
+	// The resumed claude: a process named claude that runs its
+	// SessionStart hook, then paints its screen (exec keeps its pid).
+	dir := filepath.Join(e.s.Dir, "resume")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	screen := writeScreen(t, e, claudeIdle)
+	payload := filepath.Join(dir, "payload.json")
+	if err := os.WriteFile(payload, []byte(`{"session_id":"X","source":"resume"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\n" +
+		"HOME='" + e.home + "' XDG_RUNTIME_DIR='" + e.run + "' TMA_CONFIG= XDG_CONFIG_HOME= TMA_SOCKET_PATH='" + e.s.Socket + "' TMA_HOOK_DEBUG=1 " +
+		"'" + filepath.Join(binDir, "tma-hook") + "' claude SessionStart <'" + payload + "' 2>'" + filepath.Join(dir, "hook.log") + "'\n" +
+		"exec '" + fakeAgentBin(t, "claude") + "' '" + screen + "'\n"
+	claude := filepath.Join(dir, "claude")
+	if err := os.WriteFile(claude, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fresh := e.window("s", "set -m; '"+claude+"'; exec sh")
+	e.s.WaitFor(func() bool { return e.s.Option(fresh, "@agent_session") == "X" }, "the resumed session registered on "+fresh)
+	if pid := e.s.Option(fresh, "@agent_pid"); pid == "" || pid == "0" {
+		log, _ := os.ReadFile(filepath.Join(dir, "hook.log"))
+		t.Errorf("the new pane's registration has no agent pid: %q\n%s", pid, log)
+	}
+	for _, o := range []string{"@agent_session", "@agent_state", "@agent_name"} {
+		if got := e.s.Option(old, o); got != "" {
+			t.Errorf("the old pane kept %s = %q", o, got)
+		}
+	}
+	// The session's events now land on the new pane, also from outside it.
+	e.fire(fresh, "claude", "UserPromptSubmit", `{"session_id":"X","prompt":"go on"}`)
+	if got := e.s.Option(fresh, "@agent_state"); got != "working" {
+		t.Errorf("the new pane: state %q", got)
+	}
+	if got := e.s.Option(old, "@agent_state"); got != "" {
+		t.Errorf("the old pane was stamped %q", got)
+	}
+	if got := e.ls(); got[fresh] != "working" || got[old] != "" {
+		t.Errorf("ls: %v", got)
+	}
+}
+
 func TestHookAndCaptureRaceBothOrders(t *testing.T) {
 	e := newEnv(t, laneOff)
 	a := e.s.StartAgent("claude", claudeBlocked)
