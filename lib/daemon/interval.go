@@ -11,7 +11,7 @@ import "time"
 // that median under issue 26's 500 ms with room for the cycle, and the
 // idle daemon's tree inside issue 11's 1 % of one core at 40 panes, which
 // 500 ms would not (docs/performance.md, *Push and poll*: 750 ms measured
-// p50 366–395 ms at 0.77–0.87 % idle; 500 ms, 287–298 ms at 1.18–1.38 %;
+// p50 366–395 ms at 0.77–0.90 % idle; 500 ms, 287–298 ms at 1.18–1.38 %;
 // 1 s, 496–518 ms at 0.65–0.68 %).
 const (
 	Interval     = time.Second
