@@ -40,7 +40,7 @@ var ErrConnClosed = errors.New("control connection closed")
 func (c *Client) Dial(ctx context.Context, session string) (*Conn, error) {
 	cp, err := c.startControl(ctx, session, "ignore-size,no-output")
 	if err != nil {
-		return nil, c.classify(ctx, err, "")
+		return nil, err
 	}
 	k := &Conn{proc: cp, in: cp.stdin(), out: cp.stdout(), rd: bufio.NewReaderSize(cp.stdout(), 64<<10)}
 	ctx, cancel := c.bounded(ctx)

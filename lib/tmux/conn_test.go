@@ -210,7 +210,9 @@ func takeList(t *testing.T, c *Client, p *PendingList, want *Snapshot) {
 // sameList compares two lists of one server but for what its panes may
 // change between two calls of a test that has just started it: the
 // foreground command (tmux's default-shell -c execs the pane's sh a moment
-// in) and the window's activity second.
+// in), its current path (read from /proc/<pid>/cwd of that process, which
+// reads empty while it execs: seen under load, "" against the test's
+// directory) and the window's activity second.
 func sameList(a, b *Snapshot) bool {
 	norm := func(s *Snapshot) *Snapshot {
 		if s == nil {
@@ -219,7 +221,7 @@ func sameList(a, b *Snapshot) bool {
 		c := *s
 		c.Panes = slices.Clone(s.Panes)
 		for i := range c.Panes {
-			c.Panes[i].Command, c.Panes[i].WindowActivity = "", 0
+			c.Panes[i].Command, c.Panes[i].CWD, c.Panes[i].WindowActivity = "", "", 0
 		}
 		return &c
 	}

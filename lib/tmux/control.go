@@ -125,10 +125,10 @@ func (p *Pusher) attach(session string) error {
 		p.mu.Unlock()
 		p.push() // the watched set changed: let the next cycle re-sync
 	}()
-	// One control client identifying at a time: tmux crashes when it
-	// announces an attach (this client's, say) to a control client whose
-	// identify it has not finished reading (see controlEnv). The client's
-	// first line comes after its identify; the next attach waits for it.
+	// One control client identifying at a time. tma's own client never
+	// leaves the server a half-identified control client (ctlclient), but
+	// the wait costs nothing and keeps a follower's attaches in order: the
+	// client's first line comes after its identify.
 	select {
 	case <-ready:
 	case <-time.After(ReadyWait):
@@ -140,17 +140,13 @@ func (p *Pusher) attach(session string) error {
 // line before the next one starts.
 const ReadyWait = time.Second
 
-// controlEnv is the environment a control client starts with: what tmux
-// needs to find the socket, nothing else. Together with attach -E (the
+// controlEnv is the environment a control client is identified with: what
+// tmux needs to find the socket, nothing else. Together with attach -E (the
 // session's update-environment is not applied) it keeps a follower's own
 // environment (a daemon's, started from some old shell) out of the user's
-// sessions, and it keeps the client's identify small: tmux sends every
-// variable as a message of its own, and a control client whose identify
-// the server is still reading when another client's detach is announced
-// crashes the server (control_write on a NULL control_state, 3.3a offset
-// 0x3da13; see architecture.md).
+// sessions.
 func controlEnv() []string {
-	env := []string{"TMUX="}
+	var env []string
 	for _, k := range []string{"TMUX_TMPDIR", "HOME"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)

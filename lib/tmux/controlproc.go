@@ -83,7 +83,7 @@ func (c *Client) startControl(ctx context.Context, session, flags string) (contr
 		cwd, _ := os.Getwd()
 		k, err := ctlclient.Dial(dctx, ctlclient.Options{
 			Socket: c.server.Socket, Format: choice.Format, Argv: argv,
-			Env: controlEnv()[1:], Cwd: cwd, Flags: ctlclient.FlagUTF8,
+			Env: controlEnv(), Cwd: cwd, Flags: ctlclient.FlagUTF8,
 		})
 		if err != nil {
 			return nil, err
@@ -99,9 +99,9 @@ func (c *Client) startControl(ctx context.Context, session, flags string) (contr
 func (c *Client) execControl(argv []string) (controlProc, error) {
 	args := append(append(append([]string{"-u"}, c.Target.Args()...), "-C"), argv...)
 	cmd := exec.Command(c.binary(), args...)
-	cmd.Env = controlEnv()
-	dieWithParent(cmd)         // SIGTERM: see there why never SIGKILL
-	in, err := cmd.StdinPipe() // held open: a control client exits on EOF
+	cmd.Env = append([]string{"TMUX="}, controlEnv()...) // a client run inside tmux would refuse to nest
+	dieWithParent(cmd)                                   // SIGTERM: see there why never SIGKILL
+	in, err := cmd.StdinPipe()                           // held open: a control client exits on EOF
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (c *Client) execControl(argv []string) (controlProc, error) {
 		return nil, errors.New("control client: stdout is not a pipe")
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, c.classify(context.Background(), err, "")
 	}
 	c.Spawns++
 	return &execProc{cmd: cmd, in: in, out: out}, nil
