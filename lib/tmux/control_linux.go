@@ -12,13 +12,14 @@ import (
 // client to leave, and an orphaned control client writing into a dead pipe
 // does not.
 //
-// The signal is SIGTERM, never SIGKILL: a control client that dies after
-// telling the server it is one but before the server has set it up
-// crashes every released tmux server (server_client_lost calls
-// control_stop on a NULL control_state; the three segfaults at one
-// address in architecture.md). On SIGTERM the client exits through its
-// own loop, which only runs once its identify messages are all written,
-// or, earlier, by the default action before it has connected.
+// Only `tmux -C` clients are processes (tma's own client lives in the
+// follower), and only on a tmux newer than ControlFor's table, which has
+// 3.7's fix. The signal is still SIGTERM, never SIGKILL: before 3.7 a
+// control client that died after telling the server it is one but before
+// the server had set it up crashed the server (server_client_lost calls
+// control_stop on a NULL control_state; architecture.md). On SIGTERM the
+// client exits through its own loop, which only runs once its identify
+// messages are all written.
 func dieWithParent(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 }
