@@ -370,6 +370,9 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 		if err := line("", sets); err != nil {
 			return nil, err
 		}
+		if err := handover(pl, a.Name, ""); err != nil {
+			return nil, err
+		}
 		// A pane with no state yet starts idle: the agent sits at its prompt.
 		pl.Why = "registered " + a.Name
 		if len(moved) > 0 {
@@ -429,7 +432,31 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 	}
 	sets := claimSets(a.Name, state, detail, T, state == "blocked", ev.Payload, true, ls)
 	pl.Why = fmt.Sprintf("%s → %s%s", ev.Name, state, slash(detail))
-	return pl, line(newer, sets)
+	if err := line(newer, sets); err != nil {
+		return nil, err
+	}
+	// Under the claim's own guard: a stale event takes nothing.
+	return pl, handover(pl, a.Name, newer)
+}
+
+// handover puts, ahead of the plan's last line (a write that names the pane
+// for agent) and on that same line, the write that drops what another
+// agent reported on the pane (telemetry.Handover): on a pane tma may write,
+// under guard ("" for none) and only where the pane is named for another
+// agent, so a pane respawned as another agent keeps no gauge, and no
+// context_high marker, of the one before. On the claim's own line it costs
+// no line of its own.
+func handover(pl *Plan, agent, guard string) error {
+	hand, drop := telemetry.Handover(agent)
+	if guard != "" {
+		hand = "#{&&:" + guard + "," + hand + "}"
+	}
+	l, err := tmux.Write{Pane: pl.Pane, Guard: "#{&&:" + notIgnored + "," + hand + "}", Sets: drop}.Line()
+	if err != nil {
+		return err
+	}
+	pl.Lines[len(pl.Lines)-1] = l + " ; " + pl.Lines[len(pl.Lines)-1]
+	return nil
 }
 
 // endSets unset a pane's whole set but what survives a session's end.

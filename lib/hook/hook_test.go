@@ -1,10 +1,14 @@
 package hook
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tmaproject/tma/lib/manifest"
+	"github.com/tmaproject/tma/lib/testkit"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -342,4 +346,75 @@ func TestResumedSessionMovesItsRegistration(t *testing.T) {
 	if pl := start("%18", 0); pl.Pane != "%11" || strings.Contains(strings.Join(pl.Lines, "\n"), "-t %18") {
 		t.Errorf("a start with no agent in the pane's tree left the registered pane: target %q\n%s", pl.Pane, strings.Join(pl.Lines, "\n"))
 	}
+}
+
+// A claim or a registration that names a pane for another agent drops what
+// the agent before reported (its gauge, its context_high marker) in the
+// same line; the pane's own agent, and a stale event, take nothing (issue
+// 27 item 9). Run on a real server: the condition is tmux's.
+func TestHandoverDropsTheOldAgentsReadings(t *testing.T) {
+	s := testkit.NewServer(t)
+	pane := strings.TrimSpace(s.MustRun("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "s:", "sh"))
+	other, err := manifest.Parse("other", "test", []byte(strings.Replace(agentToml, `process_names = ["agent"]`, `process_names = ["other"]`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readings := []string{"@agent_context_pct", "@agent_context_at", "@agent_tokens", "@agent_model", "@agent_context_notified_at"}
+	seed := func(name string, evidenceAt int64) {
+		for _, kv := range [][2]string{{"@agent_name", name}, {"@agent_state", "idle"}, {"@agent_evidence_at", strconv.FormatInt(evidenceAt, 10)}} {
+			s.MustRun("set", "-p", "-t", pane, kv[0], kv[1])
+		}
+		for _, o := range readings {
+			s.MustRun("set", "-p", "-t", pane, o, "55")
+		}
+	}
+	apply := func(a *manifest.Agent, event, payload string, panes []Pane, now int64) {
+		t.Helper()
+		pl, err := Build(Event{Agent: a, Name: event, Payload: ParsePayload(payload), Pane: pane, NowMS: now}, panes)
+		if err != nil || len(pl.Lines) == 0 {
+			t.Fatalf("%s: %+v %v", event, pl, err)
+		}
+		if _, err := s.Run("source-file", writeLines(t, pl.Lines)); err != nil {
+			t.Fatalf("%s: %v", event, err)
+		}
+	}
+	kept := func(why string, want bool) {
+		t.Helper()
+		for _, o := range readings {
+			if got := s.Option(pane, o) != ""; got != want {
+				t.Errorf("%s: %s kept=%v", why, o, got)
+			}
+		}
+	}
+	const now = 1_800_000_000_000
+	seed("agent", now-1000)
+	apply(agent(t), "Run", `{}`, nil, now)
+	kept("the pane's own agent", true)
+	seed("agent", now+1000)
+	apply(other, "Run", `{}`, nil, now)
+	kept("a stale event of another agent", true)
+	if s.Option(pane, "@agent_name") != "agent" {
+		t.Fatalf("the stale claim landed")
+	}
+	seed("agent", now-1000)
+	apply(other, "Run", `{}`, nil, now)
+	kept("a claim naming the pane for another agent", false)
+	if s.Option(pane, "@agent_name") != "other" || s.Option(pane, "@agent_state") != "working" {
+		t.Errorf("the claim did not land")
+	}
+	seed("agent", now-1000)
+	apply(other, "Start", `{"session_id":"o-1"}`, []Pane{{ID: pane, Name: "agent"}}, now)
+	kept("another agent's registration", false)
+	if s.Option(pane, "@agent_session") != "o-1" {
+		t.Errorf("the registration did not land")
+	}
+}
+
+func writeLines(t *testing.T, lines []string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "lines")
+	if err := os.WriteFile(f, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -51,6 +51,14 @@ func sets(t *testing.T, line string) (guard string, out map[string]string) {
 	return guard, out
 }
 
+// claimOf is a line without the handover write a claim's line opens with.
+func claimOf(l string) string {
+	if h, rest, ok := strings.Cut(l, " ; if-shell "); ok && strings.Contains(h, "#{!=:#{@agent_name},") {
+		return "if-shell " + rest
+	}
+	return l
+}
+
 func TestContextPlan(t *testing.T) {
 	payload, err := os.ReadFile(filepath.Join("..", "telemetry", "testdata", "claude-statusline-4.json"))
 	if err != nil {
@@ -150,7 +158,7 @@ func TestOpenCodeLane(t *testing.T) {
 		}
 		all := map[string]string{}
 		for _, l := range pl.Lines {
-			_, got := sets(t, strings.SplitN(l, " ; set -wF", 2)[0])
+			_, got := sets(t, strings.SplitN(claimOf(l), " ; set -wF", 2)[0])
 			for k, v := range got {
 				all[k] = v
 			}

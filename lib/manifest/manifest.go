@@ -555,6 +555,13 @@ func (a *Agent) Covers(state string) bool {
 // IsVisible reports whether the screen rules reliably see state ([capture].visible).
 func (a *Agent) IsVisible(state string) bool { return slices.Contains(a.Visible, state) }
 
+// CoversContext reports whether the manifest declares a context gauge
+// ([telemetry.context]): without one, a gauge on the agent's pane is
+// nothing the agent reported, and context_high stays silent for it.
+func (a *Agent) CoversContext() bool {
+	return a != nil && a.Telemetry != nil && a.Telemetry.Context != nil
+}
+
 // NormalizeDetail maps an alias to its canonical detail token; any other token comes back
 // unchanged.
 func (a *Agent) NormalizeDetail(tok string) string {

@@ -117,8 +117,10 @@ func FireAll(ctx context.Context, s Settings, ex Execer, labels Labeler, fs []*F
 // marker is older than the episode. tmux re-checks every condition at
 // write time, so a stale list costs nothing but a line that does nothing;
 // a pane whose marker is current adds no line, so a warm cycle stays
-// write-free. daemon adds the triggers only a resident process checks.
-func ArmsFor(cfg *config.Config, panes []*record.Pane, nowMS int64, daemon bool) (arms []Arm, rearm []string) {
+// write-free. daemon adds the triggers only a resident process checks;
+// covered tells the agents whose manifest declares a context gauge, the
+// only ones context_high fires for.
+func ArmsFor(cfg *config.Config, panes []*record.Pane, nowMS int64, daemon bool, covered func(agent string) bool) (arms []Arm, rearm []string) {
 	for _, p := range panes {
 		v := p.Verdict
 		if v == nil || p.Agent == "" || v.State == "" || v.Action == record.ActClear || v.Action == record.ActNone {
@@ -149,13 +151,13 @@ func ArmsFor(cfg *config.Config, panes []*record.Pane, nowMS int64, daemon bool)
 			since > 0 && nowMS-since > int64(st.ThresholdS)*1000 && unmarked(MarkerStall) {
 			arms = append(arms, Arm{Trigger: Stall, Pane: p.Pane, NowMS: nowMS, Threshold: int64(st.ThresholdS)})
 		}
-		if ch := cfg.Notify.ContextHigh; ch != nil && ch.Threshold > 0 {
+		if ch := cfg.Notify.ContextHigh; ch != nil && ch.Threshold > 0 && covered != nil && covered(p.Agent) {
 			pct, ok := p.Opts["@agent_context_pct"]
 			marked := p.Opts[MarkerContext] != ""
 			if v, err := strconv.ParseInt(pct, 10, 64); ok && err == nil {
 				switch {
 				case !marked && v >= int64(ch.Threshold):
-					arms = append(arms, Arm{Trigger: ContextHigh, Pane: p.Pane, NowMS: nowMS, Threshold: int64(ch.Threshold)})
+					arms = append(arms, Arm{Trigger: ContextHigh, Pane: p.Pane, Agent: p.Agent, NowMS: nowMS, Threshold: int64(ch.Threshold)})
 				case marked && v < int64(ch.Threshold)-ContextRearmBand:
 					if l, err := RearmContext(p.Pane, int64(ch.Threshold)); err == nil {
 						rearm = append(rearm, l)

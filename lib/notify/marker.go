@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tmaproject/tma/lib/telemetry"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -14,7 +15,7 @@ import (
 // keyed by @agent_since) notifies once, whichever trigger it is.
 const (
 	MarkerState   = "@agent_notified_at"
-	MarkerContext = "@agent_context_notified_at"
+	MarkerContext = telemetry.OptContextNotifiedAt
 	MarkerStall   = "@agent_stall_notified_at"
 )
 
@@ -29,8 +30,11 @@ const ContextRearmBand = 10
 // the episode unmarked writes the marker and reads the pane back. That
 // read is how the producer learns it won, in the same spawn.
 type Arm struct {
-	Trigger   string
-	Pane      string
+	Trigger string
+	Pane    string
+	// Agent, where set, is the agent the pane must still be named for: a
+	// context_high crossing is of the gauge that agent reported.
+	Agent     string
 	NowMS     int64
 	Threshold int64 // context_high: percent; stall: seconds
 }
@@ -73,8 +77,12 @@ func (a Arm) condition() (string, error) {
 		if a.Threshold <= 0 {
 			return "", fmt.Errorf("context_high needs a threshold")
 		}
-		return and(cond2("!=", "#{@agent_context_pct}", ""), cond2("e|>=", "#{@agent_context_pct}", n(a.Threshold, 10)),
-			cond2("==", "#{"+MarkerContext+"}", "")), nil
+		c := and(cond2("!=", "#{@agent_context_pct}", ""), cond2("e|>=", "#{@agent_context_pct}", n(a.Threshold, 10)),
+			cond2("==", "#{"+MarkerContext+"}", ""))
+		if a.Agent != "" {
+			c = and(c, cond2("==", "#{@agent_name}", a.Agent))
+		}
+		return c, nil
 	}
 	return "", fmt.Errorf("unknown trigger %q", a.Trigger)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmaproject/tma/lib/config"
+	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/testkit"
 )
 
@@ -182,6 +184,40 @@ func TestArmDoneStallContext(t *testing.T) {
 	set(t, s, p, "@agent_context_pct", "90")
 	if !fires(ch) {
 		t.Errorf("context_high did not fire after re-arming")
+	}
+	// The crossing is of the gauge its agent reported: a pane named for
+	// another agent since the cycle listed it fires nothing.
+	run(t, s, rearm)
+	set(t, s, p, "@agent_context_pct", "60", "@agent_name", "gemini")
+	run(t, s, rearm)
+	set(t, s, p, "@agent_context_pct", "90")
+	if fires(Arm{Trigger: ContextHigh, Pane: p, Agent: "claude", NowMS: now, Threshold: 75}) {
+		t.Errorf("context_high fired for claude on a pane named gemini")
+	}
+	set(t, s, p, "@agent_name", "claude")
+	if !fires(Arm{Trigger: ContextHigh, Pane: p, Agent: "claude", NowMS: now, Threshold: 75}) {
+		t.Errorf("context_high did not fire for claude's own gauge")
+	}
+}
+
+// context_high is armed only for an agent whose manifest declares a
+// context gauge (issue 27 item 9): a gauge on any other agent's pane is
+// nothing that agent reported.
+func TestArmsForContextFollowsCoverage(t *testing.T) {
+	cfg := config.Default()
+	cfg.Notify.ContextHigh = &config.ContextHigh{Threshold: 75}
+	const now = 1_800_000_000_000
+	pane := func(id, agent string) *record.Pane {
+		return &record.Pane{Pane: id, Agent: agent, Opts: map[string]string{"@agent_name": agent, "@agent_state": "idle", "@agent_since": "1", "@agent_context_pct": "90"},
+			Verdict: &record.Verdict{State: "idle", Action: record.ActHold}}
+	}
+	covered := func(a string) bool { return a == "claude" }
+	arms, _ := ArmsFor(cfg, []*record.Pane{pane("%1", "gemini"), pane("%2", "claude")}, now, true, covered)
+	if len(arms) != 1 || arms[0].Pane != "%2" || arms[0].Trigger != ContextHigh || arms[0].Agent != "claude" {
+		t.Errorf("arms %+v", arms)
+	}
+	if arms, _ := ArmsFor(cfg, []*record.Pane{pane("%2", "claude")}, now, true, nil); len(arms) != 0 {
+		t.Errorf("armed with no coverage known: %+v", arms)
 	}
 }
 

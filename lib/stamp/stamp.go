@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tmaproject/tma/lib/record"
+	"github.com/tmaproject/tma/lib/telemetry"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -220,7 +221,7 @@ func paneWrite(cyc *record.Cycle, p *record.Pane, v *record.Verdict) (string, er
 		if len(sets) == 0 {
 			return "", nil
 		}
-		return tmux.Write{Pane: p.Pane, Guard: guard(v, now), Sets: sets}.Line()
+		return handover(p, prior, guard(v, now), tmux.Write{Pane: p.Pane, Guard: guard(v, now), Sets: sets})
 	case record.ActPublish:
 		if !record.ValidState(v.State) {
 			return "", fmt.Errorf("refusing to write state %q", v.State)
@@ -259,9 +260,48 @@ func paneWrite(cyc *record.Cycle, p *record.Pane, v *record.Verdict) (string, er
 		idle()
 		attn()
 		sets = append(sets, tmux.Set{Name: "@agent_stamped_at", Value: n(stampAt)})
-		return tmux.Write{Pane: p.Pane, Guard: guard(v, now), Sets: sets}.Line()
+		return handover(p, prior, guard(v, now), tmux.Write{Pane: p.Pane, Guard: guard(v, now), Sets: sets})
 	}
 	return "", nil
+}
+
+// handover renders w, a pane's write, and where w names the pane for an
+// agent other than the one it is named for and the pane holds what that
+// one reported, puts ahead of it on the same line the write that drops
+// those readings and their context_high marker (telemetry.Handover):
+// under w's own guard and, checked by tmux as the line runs, only while the
+// pane is still named for another agent. A pane respawned as another agent
+// keeps no gauge of the one before.
+func handover(p *record.Pane, prior record.Prior, g string, w tmux.Write) (string, error) {
+	l, err := w.Line()
+	if err != nil || prior.Name == "" || prior.Name == p.Agent || !renames(w, p.Agent) {
+		return l, err
+	}
+	held := false
+	for _, o := range telemetry.Options {
+		if _, ok := p.Opts[o]; ok {
+			held = true
+		}
+	}
+	if !held {
+		return l, nil
+	}
+	hand, drop := telemetry.Handover(p.Agent)
+	h, err := tmux.Write{Pane: p.Pane, Guard: "#{&&:" + g + "," + hand + "}", Sets: drop}.Line()
+	if err != nil {
+		return "", err
+	}
+	return h + " ; " + l, nil
+}
+
+// renames reports whether w writes @agent_name = agent.
+func renames(w tmux.Write, agent string) bool {
+	for _, s := range w.Sets {
+		if s.Name == "@agent_name" && !s.Unset && s.Value == agent {
+			return true
+		}
+	}
+	return false
 }
 
 // hashSet is the @agent_hash write of a commit that read the pane's

@@ -20,6 +20,29 @@ const (
 	OptCostUSD       = "@agent_cost_usd"
 )
 
+// OptContextNotifiedAt is context_high's marker (lib/notify's
+// MarkerContext): it closes one crossing of the pane's gauge, so it lives
+// and goes with that gauge.
+const OptContextNotifiedAt = "@agent_context_notified_at"
+
+// Options are every option a reading stamps, and the marker of its gauge:
+// what an agent leaves on its pane beside its state.
+var Options = []string{OptContextPct, OptContextAt, OptTokens, OptTokensAt, OptModel, OptQuotaPct,
+	OptQuotaWindow, OptQuotaResetsAt, OptQuotaAt, OptCostUSD, OptContextNotifiedAt}
+
+// Handover is the write that goes before any write naming a pane for
+// agent: where the pane is named for another agent, that agent's readings
+// and its gauge's marker go, so no gauge outlives the agent that reported
+// it (a pane respawned as another agent, or the new agent's hook naming
+// it). The condition is tmux's, read when the line runs: a pane a rival
+// already named for agent keeps what agent has reported since.
+func Handover(agent string) (guard string, sets []tmux.Set) {
+	for _, o := range Options {
+		sets = append(sets, tmux.Set{Name: o, Unset: true})
+	}
+	return "#{&&:#{!=:#{@agent_name},},#{!=:#{@agent_name}," + agent + "}}", sets
+}
+
 // timeOpts are the evidence times a pane's readings are dated by.
 var timeOpts = []string{OptContextAt, OptTokensAt, OptQuotaAt}
 

@@ -546,3 +546,103 @@ func TestNotifyTestReportsEverySink(t *testing.T) {
 		t.Errorf("a test wrote the notify log")
 	}
 }
+
+// context_high follows coverage, and a gauge goes with the agent that
+// reported it (issue 27 item 9): a gauge on the pane of an agent whose
+// manifest declares no context channel never fires, and a pane that
+// changes hands (respawned as another agent, seen by a cycle or named by
+// the new agent's own hook) drops the old agent's readings and its
+// context_high marker.
+func TestContextHighFollowsCoverage(t *testing.T) {
+	gemini := screenOf("◇  Ready (work)", "\n > Type your message or @path/to/file\n")
+	gauge := func(e *notifyEnv, pane, pct string) {
+		e.s.MustRun("set", "-p", "-t", pane, "@agent_context_pct", pct)
+		e.s.MustRun("set", "-p", "-t", pane, "@agent_context_at", itoa(time.Now().UnixMilli()))
+	}
+	respawn := func(e *notifyEnv, pane, agent, screen string) {
+		f := filepath.Join(t.TempDir(), "screen")
+		if err := os.WriteFile(f, []byte(screen), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.s.MustRun("respawn-pane", "-k", "-t", pane, "sh", "-c", "set -m; "+fakeAgentBin(t, agent)+" "+f+"; exec sh")
+		e.s.WaitFor(func() bool {
+			o, _ := e.s.Run("display", "-p", "-t", pane, "#{pane_current_command}")
+			return strings.TrimSpace(o) == agent
+		}, agent+" in the foreground of "+pane)
+	}
+	gone := func(t *testing.T, o map[string]string) {
+		t.Helper()
+		for _, k := range []string{"@agent_context_pct", "@agent_context_at", "@agent_tokens", "@agent_context_notified_at"} {
+			if _, ok := o[k]; ok {
+				t.Errorf("%s outlived the agent: %v", k, o)
+			}
+		}
+	}
+	t.Run("no coverage, no fire", func(t *testing.T) {
+		e := newNotifyEnv(t, "context_high = { threshold = 75 }\n")
+		g := e.s.StartAgent("gemini", gemini)
+		e.cycleNotify()
+		if n := e.opts(g.Pane)["@agent_name"]; n != "gemini" {
+			t.Fatalf("the pane is %q", n)
+		}
+		gauge(e, g.Pane, "90")
+		e.cycleNotify()
+		if got := e.payloads(1, time.Second); len(got) != 0 {
+			t.Errorf("context_high fired for gemini: %v", got)
+		}
+		if m := e.opts(g.Pane)["@agent_context_notified_at"]; m != "" {
+			t.Errorf("marker %q on an uncovered pane", m)
+		}
+		// A covered agent beside it still fires.
+		c := e.s.StartAgent("claude", claudeIdle)
+		e.cycleNotify()
+		gauge(e, c.Pane, "90")
+		e.cycleNotify()
+		if ps := e.payloads(1, 5*time.Second); len(ps) != 1 || ps[0]["state"] != "context_high" || ps[0]["pane"] != c.Pane {
+			t.Errorf("claude's context_high: %v", ps)
+		}
+	})
+	t.Run("respawned as another agent, seen by a cycle", func(t *testing.T) {
+		e := newNotifyEnv(t, "context_high = { threshold = 50 }\n")
+		c := e.s.StartAgent("claude", claudeIdle)
+		e.cycleNotify()
+		gauge(e, c.Pane, "55")
+		e.s.MustRun("set", "-p", "-t", c.Pane, "@agent_tokens", "110000")
+		e.cycleNotify()
+		if ps := e.payloads(1, 5*time.Second); len(ps) != 1 || e.opts(c.Pane)["@agent_context_notified_at"] == "" {
+			t.Fatalf("claude's gauge did not fire: %v %v", ps, e.opts(c.Pane))
+		}
+		respawn(e, c.Pane, "gemini", gemini)
+		e.cycleNotify()
+		o := e.opts(c.Pane)
+		if o["@agent_name"] != "gemini" {
+			t.Fatalf("the pane is %q", o["@agent_name"])
+		}
+		gone(t, o)
+	})
+	t.Run("respawned as another agent, named by its hook", func(t *testing.T) {
+		e := newNotifyEnv(t, "")
+		c := e.s.StartAgent("claude", claudeIdle)
+		e.fire(c.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
+		gauge(e, c.Pane, "55")
+		e.s.MustRun("set", "-p", "-t", c.Pane, "@agent_context_notified_at", itoa(time.Now().UnixMilli()))
+		respawn(e, c.Pane, "gemini", gemini)
+		e.fire(c.Pane, "gemini", "SessionStart", `{"session_id":"g-1","source":"startup"}`)
+		o := e.opts(c.Pane)
+		if o["@agent_name"] != "gemini" || o["@agent_session"] != "g-1" {
+			t.Fatalf("the hook did not register gemini: %v", o)
+		}
+		gone(t, o)
+		// A state claim renames too: claude's gauge goes with it.
+		d := e.s.StartAgent("claude", claudeIdle)
+		e.fire(d.Pane, "claude", "UserPromptSubmit", `{"prompt":"hi"}`)
+		gauge(e, d.Pane, "55")
+		respawn(e, d.Pane, "gemini", gemini)
+		e.fire(d.Pane, "gemini", "BeforeAgent", `{}`)
+		o = e.opts(d.Pane)
+		if o["@agent_name"] != "gemini" || o["@agent_state"] != "working" {
+			t.Fatalf("the claim did not land: %v", o)
+		}
+		gone(t, o)
+	})
+}

@@ -54,8 +54,8 @@ func (n *notifier) clearOnSignal() {
 
 // arm adds the marker lines after the stamp lines; the nonce finds this
 // process's read-backs in the output.
-func (n *notifier) arm(cfg *config.Config, g *record.Group, lines []string) ([]string, string) {
-	arms, rearm := notify.ArmsFor(cfg, g.Panes, g.Cycle.NowMS, true)
+func (n *notifier) arm(cfg *config.Config, covered func(string) bool, g *record.Group, lines []string) ([]string, string) {
+	arms, rearm := notify.ArmsFor(cfg, g.Panes, g.Cycle.NowMS, true, covered)
 	if len(arms) == 0 && len(rearm) == 0 {
 		return lines, ""
 	}

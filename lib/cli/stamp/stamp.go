@@ -53,7 +53,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			lines = stamp.WithStatusRun(g.Cycle, lines)
 		}
 		if nt != nil {
-			lines, nonce = nt.arm(loaded.Config, g, lines)
+			lines, nonce = nt.arm(loaded.Config, func(a string) bool { return loaded.Manifests.Get(a).CoversContext() }, g, lines)
 		}
 		if c.DryRun {
 			for _, l := range lines {
