@@ -293,7 +293,7 @@ func needsCapture(p *record.Pane, t fold.Tuning) bool {
 		return true
 	case prior.StampedAt > p.NowMS+tmux.FutureSkewMS || prior.EvidenceAt > p.NowMS+tmux.FutureSkewMS:
 		return true // dated in the future: a backward clock step, so window_activity cannot vouch for it
-	case p.Manifest != "" && p.Opts["@agent_hash"] != p.Manifest:
+	case p.Manifest != "" && readUnder(p.Opts) != "" && readUnder(p.Opts) != p.Manifest:
 		return true // the screen was last read under other rules (a manifest edit, an upgrade): once
 	case prior.State == "working" || prior.IdleSince > 0 || prior.UnblockSeen > 0:
 		return true // the dwell (and the unblock wait) resolve against chrome already on screen
@@ -308,6 +308,12 @@ func needsCapture(p *record.Pane, t fold.Tuning) bool {
 	}
 	return true
 }
+
+// readUnder is the digest of the manifest whose rules last read the pane's
+// screen (@agent_hash; "1" from builds before digests). Absent, no screen
+// read produced the stored tuple (a hook's claim, say), so no rules are
+// behind it to have changed.
+func readUnder(opts map[string]string) string { return opts["@agent_hash"] }
 
 // confirmedAged: a capture read after the claim had outlived its decay
 // window held it. A hook stamps its claim with stamped_at = evidence_at,

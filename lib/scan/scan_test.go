@@ -99,6 +99,8 @@ func TestNeedsCapture(t *testing.T) {
 			edit: func(p *record.Pane) { p.Manifest = "d2" }, want: true},
 		{name: "quiet, read before digests were kept", opts: with(captured("idle", now-2000), "@agent_hash", "1"), activity: quiet,
 			edit: func(p *record.Pane) { p.Manifest = "d1" }, want: true},
+		{name: "quiet, no screen read behind the tuple (a hook's claim)", opts: claim("idle", now-10_000), activity: quiet - 20,
+			edit: func(p *record.Pane) { p.Manifest = "d1" }, want: false},
 		{name: "scrolled", opts: map[string]string{}, activity: quiet, edit: func(p *record.Pane) { p.Scroll = 3 }, want: false},
 		{name: "agent not in the foreground", opts: map[string]string{}, activity: quiet, edit: func(p *record.Pane) { p.ForegroundIsAgent = false }, want: false},
 		{name: "remote shell", opts: map[string]string{}, activity: quiet, edit: func(p *record.Pane) { p.Class = record.ClassRemote }, want: false},
