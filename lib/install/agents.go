@@ -23,7 +23,13 @@ type Ctx struct {
 	// Created lists the files an earlier install created (from the record),
 	// which uninstall deletes once nothing but tma's base is left in them.
 	Created map[string]bool
+	// Written is the wrapper reference the record says an earlier install
+	// wrote: its entries are tma's whatever the wrapper file is called.
+	Written string
 }
+
+// refs tells this run which hook commands are tma's.
+func (c *Ctx) refs() Refs { return c.Env.Refs(c.Wrapper, c.Written) }
 
 // Plan is what one agent's install or uninstall would change.
 type Plan struct {
@@ -156,7 +162,7 @@ func (j *jsonHooks) Paths(e Env) []string {
 }
 
 func (j *jsonHooks) spec(c *Ctx) hookSpec {
-	return hookSpec{shape: j.shape, agent: j.name, events: c.Events, path: c.Env.Path(j.path)}
+	return hookSpec{shape: j.shape, agent: j.name, events: c.Events, path: c.Env.Path(j.path), refs: c.refs()}
 }
 
 func (j *jsonHooks) baseDoc() []byte {
@@ -389,7 +395,7 @@ func (*codexAdapter) split(events []string) (notify bool, hooks []string) {
 
 func (a *codexAdapter) spec(c *Ctx) hookSpec {
 	_, hooks := a.split(c.Events)
-	return hookSpec{shape: groupShape, agent: "codex", events: hooks, path: c.Env.Path(CodexHooks)}
+	return hookSpec{shape: groupShape, agent: "codex", events: hooks, path: c.Env.Path(CodexHooks), refs: c.refs()}
 }
 
 func (a *codexAdapter) Install(c *Ctx) (*Plan, error) {
@@ -398,7 +404,7 @@ func (a *codexAdapter) Install(c *Ctx) (*Plan, error) {
 	if notify {
 		cfg := c.Env.Path(CodexConfig)
 		ch, err := edit(cfg, "codex notify", func(old []byte, _ bool) ([]byte, bool, error) {
-			out, warn, err := installNotify(c.Env, old, cfg, c.Wrapper, c.Respell)
+			out, warn, err := installNotify(c.Env, old, cfg, c.Wrapper, c.Respell, c.refs())
 			if warn != "" {
 				p.Warnings = append(p.Warnings, warn)
 			}
@@ -440,7 +446,7 @@ func (a *codexAdapter) Uninstall(c *Ctx) (*Plan, error) {
 		if !existed {
 			return nil, false, nil
 		}
-		out, warn, err := uninstallNotify(old, cfg)
+		out, warn, err := uninstallNotify(old, cfg, c.refs())
 		if warn != "" {
 			p.Warnings = append(p.Warnings, warn)
 		}
@@ -489,7 +495,7 @@ func (a *codexAdapter) Check(c *Ctx) (*Status, error) {
 		if err != nil {
 			return nil, err
 		}
-		prob, note, wired, err := checkNotify(c.Env, src, cfg, c.Wrapper)
+		prob, note, wired, err := checkNotify(c.Env, src, cfg, c.Wrapper, c.refs())
 		if err != nil {
 			return nil, err
 		}

@@ -21,7 +21,7 @@ type notifyState struct {
 	ref     string // the tma-hook reference (direct or chained)
 }
 
-func readNotify(src []byte, path string) (notifyState, error) {
+func readNotify(src []byte, path string, refs Refs) (notifyState, error) {
 	var doc map[string]any
 	if _, err := toml.Decode(string(src), &doc); err != nil {
 		return notifyState{}, fmt.Errorf("%s: not valid TOML (%v); tma will not edit it", path, err)
@@ -44,7 +44,7 @@ func readNotify(src []byte, path string) (notifyState, error) {
 		s, _ := v.(string)
 		st.argv = append(st.argv, s)
 	}
-	if len(st.argv) >= 2 && filepath.Base(st.argv[0]) == WrapperName && st.argv[1] == "codex" {
+	if len(st.argv) >= 2 && refs.Ours(st.argv[0]) && st.argv[1] == "codex" {
 		st.ours, st.ref = true, st.argv[0]
 		return st, nil
 	}
@@ -62,7 +62,7 @@ func readNotify(src []byte, path string) (notifyState, error) {
 			continue
 		}
 		var p []string
-		if json.Unmarshal([]byte(prev), &p) == nil && len(p) >= 2 && filepath.Base(p[0]) == WrapperName && p[1] == "codex" {
+		if json.Unmarshal([]byte(prev), &p) == nil && len(p) >= 2 && refs.Ours(p[0]) && p[1] == "codex" {
 			st.chained, st.ref = true, p[0]
 		}
 	}
@@ -75,8 +75,8 @@ func notifyLine(ref string) string {
 
 // installNotify wires notify, leaving a chain (or another program's notify)
 // alone. warn carries what the user must know about a notify tma left.
-func installNotify(env Env, src []byte, path string, w *Wrapper, respell bool) (out []byte, warn string, err error) {
-	st, err := readNotify(src, path)
+func installNotify(env Env, src []byte, path string, w *Wrapper, respell bool, refs Refs) (out []byte, warn string, err error) {
+	st, err := readNotify(src, path, refs)
 	if err != nil {
 		return nil, "", err
 	}
@@ -99,8 +99,8 @@ func installNotify(env Env, src []byte, path string, w *Wrapper, respell bool) (
 	return src, fmt.Sprintf("codex notify is taken by %s and does not chain tma-hook: left as is (codex allows one notify program); turn ends still arrive through hooks.json's Stop once trusted", st.program), nil
 }
 
-func uninstallNotify(src []byte, path string) (out []byte, warn string, err error) {
-	st, err := readNotify(src, path)
+func uninstallNotify(src []byte, path string, refs Refs) (out []byte, warn string, err error) {
+	st, err := readNotify(src, path, refs)
 	if err != nil {
 		return nil, "", err
 	}
@@ -113,8 +113,8 @@ func uninstallNotify(src []byte, path string) (out []byte, warn string, err erro
 	return src, "", nil
 }
 
-func checkNotify(env Env, src []byte, path string, w *Wrapper) (problem, note string, wired bool, err error) {
-	st, err := readNotify(src, path)
+func checkNotify(env Env, src []byte, path string, w *Wrapper, refs Refs) (problem, note string, wired bool, err error) {
+	st, err := readNotify(src, path, refs)
 	if err != nil {
 		return "", "", false, err
 	}

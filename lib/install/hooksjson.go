@@ -75,7 +75,7 @@ func parseObject(src []byte, path string) (*jsonedit.Node, error) {
 }
 
 // entries lists the agent's tma-hook commands in the hooks object.
-func (s hookShape) entries(src []byte, root *jsonedit.Node, agent string) []entry {
+func (s hookShape) entries(src []byte, root *jsonedit.Node, agent string, refs Refs) []entry {
 	var out []entry
 	hooks := root.Get("hooks")
 	if hooks == nil || hooks.Kind != jsonedit.Object {
@@ -88,7 +88,7 @@ func (s hookShape) entries(src []byte, root *jsonedit.Node, agent string) []entr
 		for ei, el := range m.Value.Elems {
 			if s == flatShape {
 				if c, ok := el.Get("command").Str(src); ok {
-					if ref, a, ev, ok := ParseHookCommand(c); ok && a == agent {
+					if ref, a, ev, ok := refs.Parse(c); ok && a == agent {
 						out = append(out, entry{event: m.Key, elem: ei, hook: -1, cmd: c, ref: ref, cmdEvent: ev, alone: true})
 					}
 				}
@@ -100,7 +100,7 @@ func (s hookShape) entries(src []byte, root *jsonedit.Node, agent string) []entr
 			}
 			for hi, h := range hs.Elems {
 				if c, ok := h.Get("command").Str(src); ok {
-					if ref, a, ev, ok := ParseHookCommand(c); ok && a == agent {
+					if ref, a, ev, ok := refs.Parse(c); ok && a == agent {
 						out = append(out, entry{event: m.Key, elem: ei, hook: hi, cmd: c, ref: ref, cmdEvent: ev, alone: len(hs.Elems) == 1})
 					}
 				}
@@ -143,6 +143,7 @@ type hookSpec struct {
 	agent  string
 	events []string
 	path   string
+	refs   Refs // which commands are tma's
 }
 
 // install returns src with every event wired exactly once, stale or
@@ -160,7 +161,7 @@ func (h hookSpec) install(env Env, src []byte, w *Wrapper, respell bool) ([]byte
 		}
 		changed := false
 		kept := map[string]bool{}
-		for _, e := range h.shape.entries(src, root, h.agent) {
+		for _, e := range h.shape.entries(src, root, h.agent, h.refs) {
 			if !want[e.event] || e.cmdEvent != e.event || kept[e.event] {
 				src, changed = h.shape.removeEntry(src, root, e), true
 				break
@@ -217,7 +218,7 @@ func (h hookSpec) uninstall(src []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		es := h.shape.entries(src, root, h.agent)
+		es := h.shape.entries(src, root, h.agent, h.refs)
 		if len(es) == 0 {
 			return src, nil
 		}
@@ -232,7 +233,7 @@ func (h hookSpec) check(env Env, src []byte, w *Wrapper) (problems []string, wir
 	if err != nil {
 		return nil, false, err
 	}
-	es := h.shape.entries(src, root, h.agent)
+	es := h.shape.entries(src, root, h.agent, h.refs)
 	byEvent := map[string]entry{}
 	for _, e := range es {
 		if _, ok := byEvent[e.event]; !ok && e.cmdEvent == e.event {

@@ -3,6 +3,7 @@ package install
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -66,5 +67,52 @@ func TestParseHooksAndNormalize(t *testing.T) {
 	lines, _ := th.InstallLines(hs)
 	if len(lines) != 1 || lines[0][:len("set-hook -ga session-window-changed")] != "set-hook -ga session-window-changed" {
 		t.Errorf("%q", lines)
+	}
+}
+
+// TestRefsKnowAWrapperNotNamedTmaHook: a command is tma's by the wrapper's
+// name, by a reference tma wrote, or by reaching the wrapper file; and an
+// install through a wrapper called otherwise converges and uninstalls.
+func TestRefsKnowAWrapperNotNamedTmaHook(t *testing.T) {
+	dir := t.TempDir()
+	wrap := filepath.Join(dir, "bin", "tma-hook-wrap")
+	os.MkdirAll(filepath.Dir(wrap), 0o755)
+	os.WriteFile(wrap, []byte("#!/bin/sh\n"), 0o755)
+	link := filepath.Join(dir, "hook-link")
+	os.Symlink(wrap, link)
+	env := map[string]string{"PATH": filepath.Dir(wrap), "HOME": dir}
+	e := Env{Getenv: func(k string) string { return env[k] }}
+	w := &Wrapper{File: wrap, Ref: wrap, Mode: RefAbsolute}
+	refs := e.Refs(w, "/old/recorded-wrapper")
+	for word, want := range map[string]bool{
+		wrap: true, link: true, "tma-hook-wrap": true, "/x/tma-hook": true, "/old/recorded-wrapper": true,
+		"notify-send": false, "/bin/sh": false, "": false,
+	} {
+		if got := refs.Ours(word); got != want {
+			t.Errorf("Ours(%q) = %v, want %v", word, got, want)
+		}
+	}
+	if _, _, _, ok := (Refs{}).Parse(wrap + " claude Stop"); ok {
+		t.Error("with no wrapper known, a program not named tma-hook is tma's")
+	}
+	spec := hookSpec{shape: groupShape, agent: "claude", events: []string{"Stop", "SessionEnd"}, path: "settings.json", refs: refs}
+	orig := []byte("{\n  \"model\": \"opus\"\n}\n")
+	out, err := spec.install(e, orig, w, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(out), wrap+" claude"); n != 2 {
+		t.Fatalf("%d entries:\n%s", n, out)
+	}
+	again, err := spec.install(e, out, w, false)
+	if err != nil || string(again) != string(out) {
+		t.Fatalf("re-install changed the file (%v):\n%s", err, again)
+	}
+	if probs, wired, err := spec.check(e, out, w); err != nil || !wired || len(probs) > 0 {
+		t.Fatalf("check: %v %v %v", probs, wired, err)
+	}
+	back, err := spec.uninstall(out)
+	if err != nil || string(back) != string(orig) {
+		t.Fatalf("uninstall (%v):\n%s", err, back)
 	}
 }

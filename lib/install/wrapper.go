@@ -201,8 +201,62 @@ func HookCommand(ref, agent, event string) string {
 // ParseHookCommand reads a hook command tma wrote (or one written in the
 // same form): ok when its program is a tma-hook.
 func ParseHookCommand(cmd string) (ref, agent, event string, ok bool) {
+	return Refs{}.Parse(cmd)
+}
+
+// Refs tells tma's hook commands from everybody else's. A program is tma's
+// wrapper when its file name is tma-hook, when it is spelled as a reference
+// tma wrote (this run's, or the one the install record holds), or when it
+// reaches the wrapper file this run resolved: a wrapper named otherwise
+// (TMA_WRAPPER_PATH=…/tma-hook-wrap) is still recognised, so install
+// converges and uninstall finds what it wrote.
+type Refs struct {
+	env     Env
+	file    string   // the wrapper file ("" when unresolved)
+	written []string // references tma wrote
+}
+
+// Refs is the recognition for wrapper w (nil when it could not be resolved)
+// and the references an install record holds.
+func (e Env) Refs(w *Wrapper, recorded ...string) Refs {
+	r := Refs{env: e}
+	if w != nil {
+		r.file = w.File
+		r.written = append(r.written, w.Ref)
+	}
+	for _, s := range recorded {
+		if s != "" {
+			r.written = append(r.written, s)
+		}
+	}
+	return r
+}
+
+// Ours reports whether a command's program word is tma's wrapper.
+func (r Refs) Ours(word string) bool {
+	if word == "" {
+		return false
+	}
+	if filepath.Base(word) == WrapperName {
+		return true
+	}
+	for _, s := range r.written {
+		if word == s {
+			return true
+		}
+	}
+	if r.file != "" && r.env.Getenv != nil {
+		if got := r.env.Reaches(word); got != "" && SameFile(got, r.file) {
+			return true
+		}
+	}
+	return false
+}
+
+// Parse reads a hook command: ok when its program is tma's wrapper (Ours).
+func (r Refs) Parse(cmd string) (ref, agent, event string, ok bool) {
 	words := shellWords(cmd)
-	if len(words) < 2 || filepath.Base(words[0]) != WrapperName {
+	if len(words) < 2 || !r.Ours(words[0]) {
 		return "", "", "", false
 	}
 	ref, agent = words[0], words[1]

@@ -264,3 +264,41 @@ func TestAllCoversWiredAgents(t *testing.T) {
 	must(t, tma(t, "install-hooks", "--uninstall", "--all", "--yes"), 0, "uninstalled hooks for gemini", "uninstalled hooks for pi")
 	_ = h
 }
+
+// TestWrapperNotNamedTmaHook wires every agent through a wrapper whose file
+// is not called tma-hook (issue 27 item 20): an entry naming the wrapper
+// this install resolved, or the reference the record says it wrote, is
+// tma's, so install converges, --check passes, a re-run changes nothing and
+// uninstall gives the files back, even when the wrapper is no longer named.
+func TestWrapperNotNamedTmaHook(t *testing.T) {
+	for _, agent := range install.Names() {
+		t.Run(agent, func(t *testing.T) {
+			h := newHome(t)
+			wrap := filepath.Join(h.Dir, "o", "bin", "tma-hook-wrap")
+			writeExec(t, wrap)
+			t.Setenv("TMA_WRAPPER_PATH", wrap)
+			r := tma(t, "install-hooks", agent, "--yes", "--wrapper-ref", "absolute")
+			must(t, r, 0, "tma: installed hooks for "+agent)
+			for _, rel := range agentFiles[agent] {
+				if s := h.read(rel); !strings.Contains(s, wrap) {
+					t.Errorf("%s does not name the wrapper:\n%s", rel, s)
+				}
+			}
+			must(t, tma(t, "install-hooks", agent, "--check", "--wrapper-ref", "absolute"), 0, "tma: hooks OK")
+			r = tma(t, "install-hooks", agent, "--wrapper-ref", "absolute")
+			must(t, r, 0, "already installed")
+			if strings.Contains(r.stdout, "proposed change") {
+				t.Errorf("re-install proposed a change:\n%s", r)
+			}
+			// Uninstall with the wrapper no longer named: the record knows
+			// the reference it wrote.
+			t.Setenv("TMA_WRAPPER_PATH", "")
+			must(t, tma(t, "install-hooks", agent, "--uninstall", "--yes"), 0, "uninstalled hooks for "+agent)
+			for _, rel := range agentFiles[agent] {
+				if s := h.read(rel); s != "<absent>" {
+					t.Errorf("%s left after uninstall:\n%s", rel, s)
+				}
+			}
+		})
+	}
+}

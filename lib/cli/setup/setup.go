@@ -220,10 +220,12 @@ func (r *run) ctx(a install.Adapter) *install.Ctx {
 		want = install.StatuslineOff
 	}
 	created := map[string]bool{}
+	written := ""
 	if ar := r.record.Agents[a.Name()]; ar != nil {
 		for _, f := range ar.Created {
 			created[f] = true
 		}
+		written = ar.Wrapper
 	}
 	return &install.Ctx{
 		Env:        r.env,
@@ -235,6 +237,7 @@ func (r *run) ctx(a install.Adapter) *install.Ctx {
 		Statusline: want,
 		Recorded:   r.slRecord.Has(a.Name()),
 		Created:    created,
+		Written:    written,
 	}
 }
 
