@@ -22,6 +22,7 @@ type Target struct {
 	PID       int
 	Title     string
 	EpisodeMS int64
+	Since     int64  // @agent_since (since_ms), the state run's start
 	Lock      string // the raw @agent_action
 	// The pending call's name (not its summary), for the audit log.
 	PendingTool string
@@ -119,4 +120,23 @@ func (t Target) has(req string) bool {
 		return t.Title != ""
 	}
 	return false
+}
+
+// Bind checks a fire's binders against one read of the pane: the episode
+// --expect-episode-ms names (nil: not asked) against t.EpisodeMS, and the
+// request --expect-permission-request names against the id the pane
+// carries (request, "" for none). The fire reads them under its lock; a
+// dry run on its own cycle, so it says the refusal the fire would meet.
+func Bind(expectEpisode *int64, expectRequest *string, t Target, request string) Verdict {
+	if e := expectEpisode; e != nil && *e != t.EpisodeMS {
+		return Verdict{ReasonEpisodeChanged, fmt.Sprintf("%s is in episode %d, not %d", t.Pane, t.EpisodeMS, *e)}
+	}
+	if e := expectRequest; e != nil && *e != request {
+		held := "no permission request"
+		if request != "" {
+			held = "request " + request
+		}
+		return Verdict{ReasonRequestGone, fmt.Sprintf("%s carries %s, not %s", t.Pane, held, *e)}
+	}
+	return Verdict{}
 }

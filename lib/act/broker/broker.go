@@ -134,6 +134,9 @@ func (b *Broker) target(f *fleet.Fleet, pane string) (t act.Target, row *record.
 	if a.EpisodeMS != nil {
 		t.EpisodeMS = *a.EpisodeMS
 	}
+	if a.SinceMS != nil {
+		t.Since = *a.SinceMS
+	}
 	if row.CWD != "" {
 		t.CWD = row.CWD
 	}

@@ -6,11 +6,12 @@ import (
 
 	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/fleet"
+	"github.com/tmaproject/tma/lib/lane"
 	"github.com/tmaproject/tma/lib/record"
 )
 
-// dryRun reports what a fire would do and fires nothing: no lock, no
-// binders. It exits with the code the fire would start from (0 when it
+// dryRun reports what a fire would do and fires nothing: no lock; the
+// binders are read against this cycle. It exits with the code the fire would start from (0 when it
 // would fire; the worst target's under --all).
 func (b *Broker) dryRun(a *act.Action, f *fleet.Fleet, shots []*shot) int {
 	var results []act.Result
@@ -26,6 +27,15 @@ func (b *Broker) dryRun(a *act.Action, f *fleet.Fleet, shots []*shot) int {
 			l, _ := act.ParseLock(s.t.Lock)
 			return act.NewResult(a.Name, s.pane, act.OutcomeRefused, act.ReasonLocked),
 				fmt.Sprintf("%s holds it for %d ms more", l.Name, max(l.ExpiryMS-f.Cycle.NowMS, 0))
+		}
+		// The binders, on this cycle's read: the refusal the fire would
+		// meet under its lock unless the pane moves meanwhile.
+		reqID := ""
+		if p := f.Pane(s.pane); p != nil {
+			reqID = p.Opts[lane.Option]
+		}
+		if v := act.Bind(b.Req.ExpectEpisodeMS, b.Req.ExpectRequest, s.t, reqID); !v.Fireable() {
+			return act.NewResult(a.Name, s.pane, act.OutcomeRefused, v.Reason), v.Why
 		}
 		return act.NewResult(a.Name, s.pane, act.OutcomeSent, ""), ""
 	}

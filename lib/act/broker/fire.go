@@ -54,6 +54,11 @@ func (b *Broker) Fire() int {
 	case c.Text == nil && a.Kind == act.KindText:
 		return b.usage("%s types a line: pass it with --text", a.Name)
 	}
+	if c.All {
+		if why := act.FanOutRefusal(a, c.Force); why != "" {
+			return b.usage("%s", why)
+		}
+	}
 	if c.Pane == "" && !c.All && !b.Req.Selected && b.defaultPane() == "" {
 		return b.usage("no target: pass --pane, selector flags, or --all (outside tmux there is no $TMUX_PANE)")
 	}
@@ -282,24 +287,13 @@ func (b *Broker) fire(a *act.Action, s *shot, batch string) (act.Result, string)
 		release()
 		return b.finish(a, batch, t, act.NewResult(a.Name, pane, act.OutcomeRefused, v.Reason)), v.Why + " (read under the lock)"
 	}
-	if e := b.Req.ExpectEpisodeMS; e != nil && *e != t.EpisodeMS {
-		release()
-		return b.finish(a, batch, t, act.NewResult(a.Name, pane, act.OutcomeRefused, act.ReasonEpisodeChanged)),
-			fmt.Sprintf("%s is in episode %d, not %d", pane, t.EpisodeMS, *e)
-	}
-
 	reqID := ""
 	if p := f.Pane(pane); p != nil {
 		reqID = p.Opts[lane.Option]
 	}
-	if e := b.Req.ExpectRequest; e != nil && *e != reqID {
+	if v := act.Bind(b.Req.ExpectEpisodeMS, b.Req.ExpectRequest, t, reqID); !v.Fireable() {
 		release()
-		held := "no permission request"
-		if reqID != "" {
-			held = "request " + reqID
-		}
-		return b.finish(a, batch, t, act.NewResult(a.Name, pane, act.OutcomeRefused, act.ReasonRequestGone)),
-			fmt.Sprintf("%s carries %s, not %s", pane, held, *e)
+		return b.finish(a, batch, t, act.NewResult(a.Name, pane, act.OutcomeRefused, v.Reason)), v.Why
 	}
 
 	var r act.Result
@@ -307,6 +301,11 @@ func (b *Broker) fire(a *act.Action, s *shot, batch string) (act.Result, string)
 	var extra []string
 	var sup *child.Spawned // a detached action's supervisor, which takes the lock over
 	b.viaAPI = false
+	// Every key goes out under the tuple this read saw, checked by tmux in
+	// the command that sends it: a prompt that replaced this one since
+	// takes nothing.
+	g := guard{pane: pane, cond: act.SendGuard(act.Tuple{State: t.State, Detail: t.Detail, Since: t.Since, Request: reqID}, lk),
+		marker: "tma-sent-" + lk.Nonce}
 	switch a.Kind {
 	case act.KindKeys:
 		// OpenCode's own server, when the pane names one and the request
@@ -329,9 +328,9 @@ func (b *Broker) fire(a *act.Action, s *shot, batch string) (act.Result, string)
 			}
 			break
 		}
-		r, why = b.sendKeys(srv, a, pane, a.Keys[t.Agent])
+		r, why = b.sendKeys(srv, a, g, a.Keys[t.Agent])
 	case act.KindText:
-		r, why = b.sendText(srv, a, pane, *b.Req.Text, a.Text[t.Agent].Suffix)
+		r, why = b.sendText(srv, a, g, *b.Req.Text, a.Text[t.Agent].Suffix)
 	case act.KindExec:
 		if a.Detach {
 			r, why, sup = b.spawn(a, f, pane, t, batch)
@@ -372,60 +371,76 @@ func PaneGone(stderr string) bool {
 	return strings.Contains(stderr, "can't find pane") || strings.Contains(stderr, "no such pane")
 }
 
+// guard is where a fire's keys go and the condition they go out under
+// (act.SendGuard); marker is what the guarded command prints once its keys
+// are sent.
+type guard struct {
+	pane, cond, marker string
+}
+
 // sendKeys delivers a key sequence: runs of key names in one send-keys each
 // (one call for approve, deny, interrupt), a literal text item typed with
-// -l and the keys after it only once it shows.
-func (b *Broker) sendKeys(srv *tmux.Client, a *act.Action, pane string, seq []string) (act.Result, string) {
+// -l and the keys after it only once it shows. Every send is guarded.
+func (b *Broker) sendKeys(srv *tmux.Client, a *act.Action, g guard, seq []string) (act.Result, string) {
+	typed := false
 	for _, st := range act.Steps(seq) {
 		var why string
 		var ok bool
 		if st.Literal != "" {
-			ok, why = b.typeText(srv, pane, st.Literal)
+			ok, why = b.typeText(srv, g, st.Literal)
 		} else {
-			ok, why = b.keys(srv, pane, st.Keys)
+			ok, why = b.keys(srv, g, st.Keys)
 		}
 		if !ok {
-			return b.deliveryFailure(a, pane, why)
+			if typed {
+				why += "; what came before it was typed"
+			}
+			return b.deliveryFailure(a, g.pane, why)
 		}
+		typed = true
 	}
-	return act.NewResult(a.Name, pane, act.OutcomeSent, ""), ""
+	return act.NewResult(a.Name, g.pane, act.OutcomeSent, ""), ""
 }
 
 // sendText types the payload exactly as given, waits until it shows, then
-// presses the suffix keys in one send-keys.
-func (b *Broker) sendText(srv *tmux.Client, a *act.Action, pane, text string, suffix []string) (act.Result, string) {
-	if ok, why := b.typeText(srv, pane, text); !ok {
-		return b.deliveryFailure(a, pane, why)
+// presses the suffix keys in one send-keys; each under the guard.
+func (b *Broker) sendText(srv *tmux.Client, a *act.Action, g guard, text string, suffix []string) (act.Result, string) {
+	if ok, why := b.typeText(srv, g, text); !ok {
+		return b.deliveryFailure(a, g.pane, why)
 	}
 	if len(suffix) > 0 {
-		if ok, why := b.keys(srv, pane, suffix); !ok {
-			return b.deliveryFailure(a, pane, why)
+		if ok, why := b.keys(srv, g, suffix); !ok {
+			return b.deliveryFailure(a, g.pane, why+"; the text was typed, its "+strings.Join(suffix, " ")+" not pressed")
 		}
 	}
-	return act.NewResult(a.Name, pane, act.OutcomeSent, ""), ""
+	return act.NewResult(a.Name, g.pane, act.OutcomeSent, ""), ""
 }
 
 func (b *Broker) deliveryFailure(a *act.Action, pane, why string) (act.Result, string) {
-	if strings.HasPrefix(why, "gone:") {
+	switch {
+	case strings.HasPrefix(why, "gone:"):
 		return act.NewResult(a.Name, pane, act.OutcomeVanished, act.ReasonPaneGone), "pane " + pane + " is gone"
+	case strings.HasPrefix(why, "moved:"):
+		return act.NewResult(a.Name, pane, act.OutcomeRefused, act.ReasonGated), strings.TrimPrefix(why, "moved: ")
 	}
 	return act.NewResult(a.Name, pane, act.OutcomeError, ""), why
 }
 
 // keys sends key names in one send-keys call; `--` keeps a key from a
 // user's manifest from ever reading as a flag.
-func (b *Broker) keys(srv *tmux.Client, pane string, keys []string) (bool, string) {
-	words := []string{"send-keys", "-t", pane, "--"}
+func (b *Broker) keys(srv *tmux.Client, g guard, keys []string) (bool, string) {
+	words := []string{"send-keys", "-t", g.pane, "--"}
 	for _, k := range keys {
 		words = append(words, tmux.Quote(k))
 	}
-	return b.run(srv, strings.Join(words, " "))
+	return b.send(srv, g, strings.Join(words, " "))
 }
 
 // typeText types text literally and waits (bounded by TypedWait) until it
 // shows once more on the screen than before: an Enter that lands right
 // behind typed characters is dropped by some agents (docs/actions.md).
-func (b *Broker) typeText(srv *tmux.Client, pane, text string) (bool, string) {
+func (b *Broker) typeText(srv *tmux.Client, g guard, text string) (bool, string) {
+	pane := g.pane
 	probe := act.Probe(text)
 	count := func() (int, bool) {
 		shots, err := srv.Capture(context.Background(), []string{pane})
@@ -439,7 +454,7 @@ func (b *Broker) typeText(srv *tmux.Client, pane, text string) (bool, string) {
 		return strings.Count(act.Squash(screen.StripANSI(raw)), probe), true
 	}
 	before, _ := count()
-	if ok, why := b.run(srv, "send-keys -t "+pane+" -l -- "+tmux.Quote(text)); !ok {
+	if ok, why := b.send(srv, g, "send-keys -t "+pane+" -l -- "+tmux.Quote(text)); !ok {
 		return false, why
 	}
 	deadline := time.Now().Add(TypedWait)
@@ -451,6 +466,30 @@ func (b *Broker) typeText(srv *tmux.Client, pane, text string) (bool, string) {
 	}
 	b.note("note: the typed text did not show on %s within %s; pressing the keys after it anyway", pane, TypedWait)
 	return true, ""
+}
+
+// send runs one send-keys line under the guard, in one tmux command: tmux
+// checks the pane's tuple and sends in the same step, then says whether it
+// sent and what the pane holds. A failure names itself ("gone:" when the
+// pane went away, "moved:" when the guard did not hold).
+func (b *Broker) send(srv *tmux.Client, g guard, line string) (bool, string) {
+	guarded := "if-shell -F -t " + g.pane + " " + tmux.Quote(g.cond) + " " +
+		tmux.Quote(line+" ; display -p -t "+g.pane+" "+tmux.Quote(g.marker))
+	out, errs, err := srv.Batch(context.Background(), []string{guarded, "display -p -t " + g.pane + " " + tmux.Quote(act.SendGuardRead)})
+	if err != nil {
+		return false, b.DescribeTmuxError(srv, err)
+	}
+	if errs = strings.TrimSpace(errs); errs != "" {
+		if PaneGone(errs) {
+			return false, "gone: " + errs
+		}
+		return false, "tmux: " + errs
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) > 0 && lines[0] == g.marker {
+		return true, ""
+	}
+	return false, "moved: " + g.pane + " moved on before the keys went out: it is " + act.MovedOn(lines[len(lines)-1]) + " now (checked where the keys are sent)"
 }
 
 // run runs one command line; a failure names itself ("gone:" when the pane

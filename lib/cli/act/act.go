@@ -21,7 +21,7 @@ type actCmd struct {
 	selector.Flags
 	Name            string   `arg:"" optional:"" help:"the action to fire; omit it with --list or --menu."`
 	Pane            string   `name:"pane" placeholder:"ID" help:"the target pane (default: $TMUX_PANE)."`
-	All             bool     `name:"all" help:"fire on every agent pane the selector flags match, each with its own lock and gate."`
+	All             bool     `name:"all" help:"fire on every agent pane the selector flags match, each with its own lock and gate (never an action that answers a prompt: no batch approve)."`
 	List            bool     `name:"list" help:"list the loaded actions; with --pane, whether each can fire there and why not."`
 	Menu            bool     `name:"menu" help:"open a tmux menu of the actions fireable on the pane right now."`
 	JSON            bool     `name:"json" help:"print the result object (--all: the results envelope; --list: the list document)."`
