@@ -3,6 +3,7 @@ package child
 import (
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"syscall"
 	"time"
@@ -16,17 +17,24 @@ type Outcome struct {
 
 // Run runs `sh -c command` with env as its whole environment, in the current
 // directory, stdin from nowhere, stdout and stderr to the given writers. At
-// the deadline the child's process group is killed. err is non-nil only when
-// the child could not be started.
+// the deadline the child's process group is killed. The group dies with this
+// process too, however it ends (SIGKILL included): its keeper (startKeeper)
+// kills it when this process is gone. err is non-nil only when the child
+// could not be started.
 func Run(command string, env []string, stdout, stderr io.Writer, timeout time.Duration) (Outcome, error) {
+	k, err := startKeeper()
+	if err != nil {
+		return Outcome{}, err
+	}
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: k.pgid()}
 	// A grandchild that keeps the output pipes open must not hold us past
 	// the kill.
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
+		k.release()
 		return Outcome{}, err
 	}
 	done := make(chan error, 1)
@@ -35,12 +43,52 @@ func Run(command string, env []string, stdout, stderr io.Writer, timeout time.Du
 	defer timer.Stop()
 	select {
 	case err := <-done:
+		k.release()
 		return Outcome{Code: code(err)}, nil
 	case <-timer.C:
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(-k.pgid(), syscall.SIGKILL)
 		<-done
+		k.release()
 		return Outcome{TimedOut: true, Code: 124}, nil
 	}
+}
+
+// keeper leads an exec child's process group and ties it to this process:
+// it is `sh -c 'read _; kill -KILL 0'` reading a pipe whose only writer is
+// this process. When this process ends, however it ends, the kernel closes
+// that end, the read returns, and the keeper kills its whole group: the
+// child, whatever it started, and itself. A child that ends first
+// releases the keeper (killed alone, the group's other members left as
+// they are: a command may leave a process running on purpose).
+type keeper struct {
+	cmd  *exec.Cmd
+	hold *os.File // the pipe's write end; never written
+}
+
+func startKeeper() (*keeper, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("sh", "-c", "read _; kill -KILL 0")
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	_ = r.Close()
+	if err != nil {
+		_ = w.Close()
+		return nil, err
+	}
+	return &keeper{cmd: cmd, hold: w}, nil
+}
+
+func (k *keeper) pgid() int { return k.cmd.Process.Pid }
+
+// release ends the keeper alone and reaps it.
+func (k *keeper) release() {
+	_ = k.cmd.Process.Kill()
+	_ = k.cmd.Wait()
+	_ = k.hold.Close()
 }
 
 func code(err error) int {
