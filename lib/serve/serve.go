@@ -141,6 +141,15 @@ func Refuse(out io.Writer, code, msg string) int {
 	return ExitRefused
 }
 
+// Fail writes one error frame with id "0" and returns ExitFail: the host
+// could not start serving (a torn device store), which is not a refusal of
+// the device.
+func Fail(out io.Writer, code, msg string) int {
+	s := &session{out: out}
+	s.errorFrame("0", code, msg)
+	return ExitFail
+}
+
 // Serve answers one connection until its input ends (0), the context is
 // done (0), or the device is refused (2). The device is checked first, so
 // an unpaired one gets its one frame without sending anything.

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -187,6 +188,19 @@ func TestUnpaired(t *testing.T) {
 	}
 	if c := h.exit(); c != ExitRefused {
 		t.Errorf("exit %d, want 2", c)
+	}
+}
+
+// TestRefuseAndFail: a refusal before any request is exit 2, a host that
+// cannot start (its device store torn) exit 1; each writes one frame, id 0.
+func TestRefuseAndFail(t *testing.T) {
+	var b bytes.Buffer
+	if c := Refuse(&b, CodeScopeDenied, "no"); c != ExitRefused || b.String() != `{"schema":1,"id":"0","t":"error","code":"scope-denied","message":"no"}`+"\n" {
+		t.Errorf("Refuse: exit %d, %q", c, b.String())
+	}
+	b.Reset()
+	if c := Fail(&b, CodeInternal, "torn"); c != ExitFail || b.String() != `{"schema":1,"id":"0","t":"error","code":"internal","message":"torn"}`+"\n" {
+		t.Errorf("Fail: exit %d, %q", c, b.String())
 	}
 }
 

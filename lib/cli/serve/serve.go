@@ -100,7 +100,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	st, err := device.Load(device.Path(dir))
 	if err != nil {
 		logf("%v", err)
-		return serve.Refuse(stdout, serve.CodeInternal, "the host's device store cannot be read")
+		return serve.Fail(stdout, serve.CodeInternal, "the host's device store cannot be read")
 	}
 	if st.ByID(c.Serve.Device) == nil {
 		if release != nil {
