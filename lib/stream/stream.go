@@ -66,6 +66,19 @@ func (d *Differ) Events(rows []*record.Row, atMS int64) []Event {
 	return out
 }
 
+// Quiet reports whether a cycle's snapshot is left unprinted when it is the
+// document sent last (Snapshot's changesOnly). Riding a daemon (push), a
+// belt cycle prints only a change, so a quiet fleet prints nothing, and a
+// wake's own cycle prints what it saw: --changes-only is a silent no-op in
+// push mode (the manual), so the stream prints the same documents whichever
+// mode it landed in. Polling, --changes-only decides.
+func Quiet(push, own, changesOnly bool) bool {
+	if push {
+		return !own
+	}
+	return changesOnly
+}
+
 // Volatile are the row keys that move every cycle by design, so a change in
 // them alone is no change: stamped_at_ms is refreshed on every cycle a
 // working agent is re-read.

@@ -96,3 +96,23 @@ func TestSnapshotChangesOnly(t *testing.T) {
 		t.Fatalf("a real change: %s", b)
 	}
 }
+
+// TestQuiet: --changes-only decides only while polling; riding a daemon a
+// belt cycle prints only a change and a wake's cycle prints what it saw,
+// with the flag or without.
+func TestQuiet(t *testing.T) {
+	for _, c := range []struct {
+		push, own, changesOnly, quiet bool
+	}{
+		{false, false, false, false},
+		{false, false, true, true},
+		{true, false, false, true},
+		{true, false, true, true},
+		{true, true, false, false},
+		{true, true, true, false},
+	} {
+		if got := Quiet(c.push, c.own, c.changesOnly); got != c.quiet {
+			t.Errorf("Quiet(push %v, own %v, changes-only %v) = %v, want %v", c.push, c.own, c.changesOnly, got, c.quiet)
+		}
+	}
+}

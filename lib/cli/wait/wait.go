@@ -221,7 +221,7 @@ func subscribe(e *common.Env, g *common.Globals, c *subscribeCmd) int {
 		}
 		// In push mode a wake's cycle prints what it saw; the belt prints
 		// only a change, so a quiet fleet prints nothing.
-		if doc := d.Snapshot(rows, c.ChangesOnly || m.push && !m.own); doc != nil {
+		if doc := d.Snapshot(rows, stream.Quiet(m.push, m.own, c.ChangesOnly)); doc != nil {
 			if _, err := fmt.Fprintf(e.Stdout, "%s\n", doc); err != nil {
 				return wait.ExitFail
 			}
