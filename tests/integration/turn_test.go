@@ -14,12 +14,14 @@ func TestBlockedToIdleIsNotDone(t *testing.T) {
 	a := e.s.StartAgent("claude", claudeIdle)
 	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
 	e.fire(a.Pane, "claude", "PermissionRequest", `{`+sess+`,"tool_name":"Bash","tool_input":{"command":"x"}}`)
+	a.Paint(claudeBlocked) // the dialog the hook announced
 	e.cycleNotify()
 	if ps := e.payloads(1, 5*time.Second); len(ps) != 1 || ps[0]["state"] != "blocked" {
 		t.Fatalf("the blocked fire: %v", ps)
 	}
-	// The screen still shows the idle prompt: the claim is released after
-	// its grace and a confirming cycle.
+	// Esc: the dialog goes and the idle prompt is back, with no event. The
+	// claim is released after its grace and a confirming cycle.
+	a.Paint(claudeIdle)
 	deadline := time.Now().Add(15 * time.Second)
 	for e.s.Option(a.Pane, "@agent_state") != "idle" {
 		if time.Now().After(deadline) {
