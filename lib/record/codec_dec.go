@@ -940,6 +940,8 @@ func (d *decoder) row(r *Row) bool {
 			n, ok = 8, d.bool(&r.Active)
 		case "source":
 			n, ok = 9, d.str(&r.Source)
+		case "done_cleared":
+			n, ok = 10, d.bool(&r.DoneCleared)
 		default:
 			return false
 		}

@@ -446,6 +446,9 @@ func appendRow(dst []byte, r *Row) ([]byte, bool) {
 		dst = append(dst, `,"source":`...)
 		dst = appendStr(dst, r.Source)
 	}
+	if r.DoneCleared {
+		dst = append(dst, `,"done_cleared":true`...)
+	}
 	return append(dst, '}'), true
 }
 

@@ -185,6 +185,8 @@ var takenLines = []string{
 	`{"v":1,"kind":"row","row":{"cost_usd":0,"tokens":-1,"worktree":true,"repo":""}}`,
 	`{"v":1,"kind":"row","row":{"cost_usd":12345678901234567890123}}`,
 	`{"v":1,"kind":"row","row":null,"source":"hook"}`,
+	`{"v":1,"kind":"row","row":null,"done_cleared":true}`,
+	`{"v":1,"kind":"row","row":null,"done_cleared":false}`,
 	`{"v":1,"kind":"cycle","clients":[{"name":"/dev/pts/1","control":true},{"activity":5}],"panes":["%1"],"scoped":true}`,
 	`{"v":1,"kind":"cycle","clients":[]}`,
 }

@@ -68,6 +68,11 @@ type Row struct {
 	// Source is the evidence source of the verdict (hook, capture,
 	// process): the daemon's transitions ring names it.
 	Source string `json:"source,omitempty"`
+	// DoneCleared: the pane was done (idle with attention) when this
+	// cycle read it, and is not after its commit (a key in a client showing
+	// it retired the mark, or it went back to work). A stream that never saw
+	// the done still reports the completion.
+	DoneCleared bool `json:"done_cleared,omitempty"`
 }
 
 // Document is the schema-1 `ls --json` document.

@@ -362,7 +362,8 @@ func Row(cyc *record.Cycle, p *record.Pane, v *record.Verdict) *record.Row {
 	if pct := num(o["@agent_quota_pct"]); pct != nil {
 		r.Quota = &record.Quota{Pct: *pct, Window: o["@agent_quota_window"], ResetsAt: num(o["@agent_quota_resets_at"]), AtMS: num(o["@agent_quota_at"])}
 	}
-	return &record.Row{NowMS: cyc.NowMS, Row: r, TmuxSession: p.Session, Window: p.Window, Index: p.Index, CWD: p.CWD, Active: p.Active, Source: v.Source}
+	return &record.Row{NowMS: cyc.NowMS, Row: r, TmuxSession: p.Session, Window: p.Window, Index: p.Index, CWD: p.CWD, Active: p.Active, Source: v.Source,
+		DoneCleared: prior.State == "idle" && prior.Attention && !r.Done}
 }
 
 func str(s string) *string {

@@ -30,12 +30,16 @@ type Differ struct {
 }
 
 // Events diffs one cycle (rows already filtered by the selectors) against
-// the previous one. The first cycle only sets the baseline.
+// the previous one. The first cycle only sets the baseline. A row whose
+// cycle read the pane done and retired the mark (DoneCleared) is reported
+// as the done it was, then its end, when this stream never saw it done.
 func (d *Differ) Events(rows []*record.Row, atMS int64) []Event {
 	cur := map[string]record.AgentRow{}
+	cleared := map[string]bool{}
 	var order []string
 	for _, r := range rows {
 		cur[r.Row.Pane] = r.Row
+		cleared[r.Row.Pane] = r.DoneCleared
 		order = append(order, r.Row.Pane)
 	}
 	defer func() { d.prev, d.order, d.started = cur, order, true }()
@@ -53,6 +57,13 @@ func (d *Differ) Events(rows []*record.Row, atMS int64) []Event {
 		switch {
 		case !ok:
 			out = append(out, ev(now, "", now.Class()))
+		case cleared[p] && was.Class() != "done" && now.Class() != "done":
+			// Done came and went between two of this stream's cycles (the
+			// cycle that read it done retired the mark): the completion
+			// is still a transition, and then its end.
+			done := now
+			done.Detail = nil
+			out = append(out, ev(done, was.Class(), "done"), ev(now, "done", now.Class()))
 		case was.Class() != now.Class():
 			out = append(out, ev(now, was.Class(), now.Class()))
 		}

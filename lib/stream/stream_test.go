@@ -116,3 +116,32 @@ func TestQuiet(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsKeepARetiredDone: a cycle that read a pane done and retired
+// the mark (a key in a client showing it; back to work) still reports the
+// completion the stream never saw, then its end; a done the stream saw
+// ends as one edge, and a blocked pane's retired mark is no completion.
+func TestEventsKeepARetiredDone(t *testing.T) {
+	cleared := func(x *record.Row) *record.Row { x.DoneCleared = true; return x }
+	var d Differ
+	d.Events([]*record.Row{r("%1", "working", false), r("%2", "working", false), r("%3", "idle", true), r("%4", "idle", false)}, 1)
+	got := edges(d.Events([]*record.Row{
+		cleared(r("%1", "idle", false)),    // working → done → idle, the key in between
+		cleared(r("%2", "working", false)), // a whole turn's end between two cycles
+		cleared(r("%3", "idle", false)),    // the stream saw %3 done: one edge
+		cleared(r("%4", "idle", false)),    // idle → done → idle (a turn end on an idle pane)
+	}, 2))
+	if want := "%1:working>done %1:done>idle %2:working>done %2:done>working %3:done>idle %4:idle>done %4:done>idle"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// The synthesized done carries no detail of the row after it.
+	det := "background"
+	x := cleared(r("%5", "working", false))
+	x.Row.Detail = &det
+	var d2 Differ
+	d2.Events([]*record.Row{r("%5", "working", false)}, 1)
+	es := d2.Events([]*record.Row{x}, 2)
+	if len(es) != 2 || es[0].Detail != nil || es[1].Detail == nil || *es[1].Detail != det {
+		t.Errorf("details: %+v", es)
+	}
+}

@@ -47,3 +47,46 @@ func TestChangesOnlyIsANoOpInPushMode(t *testing.T) {
 		t.Fatalf("after 3 hook pushes: %d documents without --changes-only, %d with (want 3 and 3)\n%s", np, no, strings.TrimSpace(plainErr.String()+onlyErr.String()))
 	}
 }
+
+// TestSubscribeKeepsACompletionAKeyRetired: with no daemon, a turn ends
+// (claude's Stop hook: done) and a key is pressed in the client showing
+// the pane before the stream's next cycle, which retires the mark as it
+// reads the pane. The stream still prints the completion: working → done,
+// then done → idle, never a bare working → idle.
+func TestSubscribeKeepsACompletionAKeyRetired(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeWorking)
+	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
+	e.expect(a.Pane, "working")
+	win := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", a.Pane, "#{window_index}"))
+	c := e.attach("s:" + win)
+	c.waitPane(a.Pane, "the client shows the agent")
+
+	_, events, errb := e.startIn(t.TempDir(), "subscribe", "--json", "--events", "--interval", "8s")
+	time.Sleep(1500 * time.Millisecond) // the stream's first (silent) cycle
+	a.Paint(claudeIdle)
+	e.fire(a.Pane, "claude", "Stop", `{`+sess+`}`)
+	if e.s.Option(a.Pane, "@agent_attention") != "1" {
+		t.Fatal("the Stop raised no done")
+	}
+	time.Sleep(1100 * time.Millisecond) // client activity is whole seconds
+	c.keys("x")
+	var got []string
+	for len(got) < 2 {
+		ev := nextEvent(t, events, 15*time.Second)
+		if ev == "" {
+			break
+		}
+		got = append(got, ev)
+	}
+	edge := func(ev, from, to string) bool {
+		return strings.Contains(ev, `"from":"`+from+`"`) && strings.Contains(ev, `"to":"`+to+`"`)
+	}
+	if len(got) != 2 || !edge(got[0], "working", "done") || !edge(got[1], "done", "idle") {
+		t.Fatalf("events %q, want working → done, then done → idle (stderr %s)", got, errb)
+	}
+	if e.s.Option(a.Pane, "@agent_attention") != "" {
+		t.Error("the key did not retire the mark (the race was not forced)")
+	}
+}
