@@ -63,15 +63,21 @@ func TestSubscribeKeepsACompletionAKeyRetired(t *testing.T) {
 	c := e.attach("s:" + win)
 	c.waitPane(a.Pane, "the client shows the agent")
 
+	// The screen stays as it is (the idle claim holds against it), so
+	// nothing prints in the pane and nothing wakes the stream before the
+	// key: its next cycle is the poll, 8 s after its first, or the push
+	// of the key's echo.
 	_, events, errb := e.startIn(t.TempDir(), "subscribe", "--json", "--events", "--interval", "8s")
-	time.Sleep(1500 * time.Millisecond) // the stream's first (silent) cycle
-	a.Paint(claudeIdle)
+	time.Sleep(3 * time.Second) // the stream's first (silent) cycle
 	e.fire(a.Pane, "claude", "Stop", `{`+sess+`}`)
 	if e.s.Option(a.Pane, "@agent_attention") != "1" {
 		t.Fatal("the Stop raised no done")
 	}
 	time.Sleep(1100 * time.Millisecond) // client activity is whole seconds
-	c.keys("x")
+	if ev := nextEvent(t, events, 10*time.Millisecond); ev != "" {
+		t.Fatalf("a cycle ran between the Stop and the key (the race was not forced): %s", ev)
+	}
+	c.keys("x") // its echo is output: the cycle it wakes reads the mark and the key
 	var got []string
 	for len(got) < 2 {
 		ev := nextEvent(t, events, 15*time.Second)
