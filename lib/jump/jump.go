@@ -66,6 +66,36 @@ func Unexpanded(v string) bool { return strings.Contains(v, "#{") }
 // ErrNoClient is returned when no client can be moved.
 var ErrNoClient = errors.New("no tmux client to move")
 
+// Here is where the environment puts this process on the server a cycle
+// observed: inside one of its panes ($TMUX_PANE), or in a popup or a
+// command run by it ($TMUX names its socket and session). A $TMUX naming
+// another server says nothing about this one: its pane and session ids are
+// that server's (a %1 there is not the %1 here), so Inside is false and
+// both are empty.
+type Here struct {
+	Inside    bool   // $TMUX names the server observed
+	Pane      string // $TMUX_PANE, when Inside
+	SessionID string // "$N" from $TMUX, when Inside
+}
+
+// Where reads Here from the environment for the server f observed (a
+// cycle that did not say which server it observed takes $TMUX's word).
+func Where(f *fleet.Fleet, getenv func(string) string) Here {
+	t := getenv("TMUX")
+	if t == "" {
+		return Here{}
+	}
+	parts := strings.Split(t, ",")
+	if server := f.Cycle.Server; server != "" && parts[0] != server {
+		return Here{}
+	}
+	h := Here{Inside: true, Pane: getenv("TMUX_PANE")}
+	if len(parts) == 3 {
+		h.SessionID = "$" + parts[2]
+	}
+	return h
+}
+
 // ResolveClient picks the acting client:
 //  1. --client, unless empty or an unexpanded #{client_name};
 //  2. inside tmux, the client showing $TMUX_PANE (the latest input wins);
@@ -97,20 +127,13 @@ func ResolveClient(f *fleet.Fleet, flag string, getenv func(string) string) (rec
 		}
 		return out, found
 	}
-	sameServer := false
-	sessionID := ""
-	if t := getenv("TMUX"); t != "" {
-		parts := strings.Split(t, ",")
-		sameServer = parts[0] == f.Cycle.Server || f.Cycle.Server == ""
-		if len(parts) == 3 && sameServer {
-			sessionID = "$" + parts[2]
-		}
-	}
-	if p := getenv("TMUX_PANE"); p != "" && sameServer {
+	h := Where(f, getenv)
+	if p := h.Pane; p != "" {
 		if c, ok := best(func(c record.Client) bool { return c.Pane == p }); ok {
 			return c, nil
 		}
 	}
+	sessionID := h.SessionID
 	if sessionID != "" {
 		name := ""
 		for _, p := range f.Panes {

@@ -87,3 +87,41 @@ func TestMenuLineQuotes(t *testing.T) {
 		t.Errorf("menu line lacks the entry: %s", l)
 	}
 }
+
+// TestWhereIsThisServersOnly: $TMUX_PANE and $TMUX's session place this
+// process on the server a cycle observed only when $TMUX names that
+// server; from inside another server (a picker given -L/-S) the same pane
+// id is another server's pane, and the acting client is not the one
+// showing it (issue 27 item 24: the picker left out the only agent, %1,
+// because $TMUX_PANE was %1 on another server).
+func TestWhereIsThisServersOnly(t *testing.T) {
+	f := &fleet.Fleet{Cycle: &record.Cycle{Server: "/tmp/tmux-1/work", Clients: []record.Client{
+		{Name: "/dev/pts/1", Pane: "%1", Session: "s", Activity: 1},
+		{Name: "/dev/pts/2", Pane: "%2", Session: "t", Activity: 2},
+	}}, Panes: []*record.Pane{{Pane: "%1", Session: "s", SessionID: "$0"}, {Pane: "%2", Session: "t", SessionID: "$1"}}}
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	for _, c := range []struct {
+		name   string
+		env    func(string) string
+		here   Here
+		client string
+	}{
+		{"outside tmux", env(), Here{}, "/dev/pts/2"},
+		{"in a pane of this server", env("TMUX", "/tmp/tmux-1/work,9,0", "TMUX_PANE", "%1"), Here{Inside: true, Pane: "%1", SessionID: "$0"}, "/dev/pts/1"},
+		{"in a popup on this server", env("TMUX", "/tmp/tmux-1/work,9,0"), Here{Inside: true, SessionID: "$0"}, "/dev/pts/1"},
+		{"in a pane of another server", env("TMUX", "/tmp/tmux-1/other,7,0", "TMUX_PANE", "%1"), Here{}, "/dev/pts/2"},
+	} {
+		if got := Where(f, c.env); got != c.here {
+			t.Errorf("%s: Where = %+v, want %+v", c.name, got, c.here)
+		}
+		if cl, err := ResolveClient(f, "", c.env); err != nil || cl.Name != c.client {
+			t.Errorf("%s: client %q (%v), want %q", c.name, cl.Name, err, c.client)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,11 @@ type Model struct {
 	preview []string
 	prevFor string   // the pane the preview was captured for
 	shown   []string // the rows on the terminal, for Paint's diff
+	// problems and home (SetProblems) make notices, the lines above the
+	// key hint, at the current width.
+	problems []string
+	home     string
+	notices  []string
 }
 
 // NewModel is a dashboard of cols × rows with no rows yet.
@@ -54,7 +60,21 @@ func (m *Model) wide() bool { return m.cols >= Wide }
 func (m *Model) table() bool { return m.Table && m.wide() }
 
 // Geometry is where the frame puts things at the current size and toggles.
-func (m *Model) Geometry() geometry { return watchGeometry(m.cols, m.rows, m.table()) }
+func (m *Model) Geometry() geometry {
+	return watchGeometry(m.cols, m.rows, m.table(), len(m.notices))
+}
+
+// SetProblems takes the files the session's load leaves out (one sentence
+// each, Reloader.Problems; nil for none): they are shown as Notices above
+// the key hint, wrapped at the width, and the body gives up their rows.
+// home is shown as ~.
+func (m *Model) SetProblems(problems []string, home string) {
+	if slices.Equal(problems, m.problems) && home == m.home {
+		return
+	}
+	m.problems, m.home = slices.Clone(problems), home
+	m.rebuild()
+}
 
 // Selected is the agent under the cursor, "" when none.
 func (m *Model) Selected() string { return m.sel }
@@ -85,6 +105,7 @@ func (m *Model) Resize(cols, rows int) {
 // rebuild makes the body lines from the latest rows and puts the cursor
 // back on the agent it was on (or where it was, when that agent left).
 func (m *Model) rebuild() {
+	m.notices = Notices(m.problems, m.home, m.cols)
 	g := m.Geometry()
 	m.list.SetHeight(g.height)
 	m.lines = watchLines(m.its, m.cols, m.table(), m.wide() && !m.Flat)
@@ -221,7 +242,7 @@ func (m *Model) SetPreview(pane, text string) {
 // Frame is the screen as it is now: exactly rows lines of cols cells.
 func (m *Model) Frame() []string {
 	v := &watchView{cols: m.cols, rows: m.rows, table: m.table(), grouped: m.wide() && !m.Flat, transcript: m.Transcript,
-		lines: m.lines, list: m.list, preview: m.preview, empty: "no agents"}
+		lines: m.lines, list: m.list, preview: m.preview, empty: "no agents", notices: m.notices}
 	if m.Scoped {
 		v.empty = "no agents in scope"
 	}

@@ -274,3 +274,61 @@ func TestModelMouseRegions(t *testing.T) {
 		}
 	}
 }
+
+// TestModelNotices: while files are broken watch says so above its key
+// hint, one line per file (issue 27 item 22), in yellow, each a single
+// line clipped to the width; the body gives up the rows (at most a third
+// of it), clicks still land on the row drawn there, and mending the files
+// gives the rows back.
+func TestModelNotices(t *testing.T) {
+	got := Notices([]string{"config /home/u/.config/tma/config.toml:2: picker.working.glyph: expected string (the previous config and manifests stay in use)", "",
+		"/a/mine.toml:\n identity.process_names: at least one name is required\x1b[31m (manifest skipped)"}, "/home/u", 0)
+	if len(got) != 2 || got[0] != "\x1b[33m⚠ config ~/.config/tma/config.toml:2: picker.working.glyph: expected string (the previous config and manifests stay in use)\x1b[0m" ||
+		tui.Strip(got[1]) != "⚠ /a/mine.toml: identity.process_names: at least one name is required [31m (manifest skipped)" {
+		t.Fatalf("Notices = %q", got)
+	}
+	// Wrapped at a width: continuation lines indented, at most
+	// NoticeLines, the last cut with …; a word wider than the line is cut.
+	wrapped := Notices([]string{"aaaa bbbb cccc dddd eeee ffff gggg hhhh", "/a/very/long/path/that/does/not/fit ok"}, "", 10)
+	var plain []string
+	for _, l := range wrapped {
+		plain = append(plain, tui.Strip(l))
+	}
+	if want := []string{"⚠ aaaa", "  bbbb", "  cccc dd…", "⚠ /a/very…", "  ok"}; strings.Join(plain, "|") != strings.Join(want, "|") {
+		t.Errorf("wrapped = %q, want %q", plain, want)
+	}
+	for _, l := range plain {
+		if tui.Width(l) > 10 {
+			t.Errorf("a wrapped line of %d cells: %q", tui.Width(l), l)
+		}
+	}
+	m := model(120, 12)
+	before := m.Geometry().height
+	m.SetProblems([]string{"config /home/u/.config/tma/config.toml:2: picker.working.glyph: expected string", "/a/mine.toml: identity.process_names: at least one name is required (manifest skipped)"}, "/home/u")
+	frame := m.Frame()
+	if len(frame) != 12 || !strings.Contains(tui.Strip(frame[9]), "⚠ config ~/.config/tma/config.toml:2") || !strings.Contains(tui.Strip(frame[10]), "⚠ /a/mine.toml: identity") ||
+		!strings.Contains(tui.Strip(frame[11]), "q quit") {
+		t.Fatalf("frame with notices:\n%s", strings.Join(frame, "\n"))
+	}
+	for _, l := range frame {
+		if tui.Width(l) != 120 {
+			t.Errorf("a line of %d cells: %q", tui.Width(l), l)
+		}
+	}
+	if h := m.Geometry().height; h != before-2 {
+		t.Errorf("body height %d with two notices, %d without", h, before)
+	}
+	// A click on the last agent row (the (no repo) group's %2, row 4) selects it.
+	m.Mouse(tui.Event{Mouse: tui.MousePress, Button: tui.ButtonLeft, X: 2, Y: 4})
+	if m.Selected() != "%2" {
+		t.Errorf("a click on row 4 selected %q", m.Selected())
+	}
+	m.SetProblems([]string{"1", "2", "3", "4", "5", "6"}, "")
+	if n := m.Geometry().notices; n != 3 {
+		t.Errorf("%d notice rows of 11, want a third: 3", n)
+	}
+	m.SetProblems(nil, "")
+	if h := m.Geometry().height; h != before {
+		t.Errorf("body height %d after mending, want %d", h, before)
+	}
+}

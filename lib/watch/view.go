@@ -3,6 +3,7 @@ package watch
 import (
 	"strings"
 
+	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/tui"
 )
 
@@ -67,16 +68,18 @@ type watchView struct {
 	list       *tui.List
 	preview    []string // the selected pane's screen lines
 	empty      string   // shown when there are no rows
+	notices    []string // Notices, drawn above the hint
 }
 
 // geometry is where things go: the body's first row and height, the
 // list's width, and whether a preview sits beside it.
 type geometry struct {
 	top, height, listW int
+	notices            int // the notice lines between the body and the hint
 	preview            bool
 }
 
-func watchGeometry(cols, rows int, table bool) geometry {
+func watchGeometry(cols, rows int, table bool, notices int) geometry {
 	g := geometry{listW: cols}
 	wide := cols >= Wide
 	if wide && table {
@@ -87,11 +90,74 @@ func watchGeometry(cols, rows int, table bool) geometry {
 		g.listW = listWidth(cols)
 	}
 	g.height = rows - g.top - 1 // the key-hint line at the bottom
+	g.notices = noticeRows(g.height, notices)
+	g.height -= g.notices // the notices, above the hint
 	if g.height < 1 {
 		g.height = 1
 	}
 	return g
 }
+
+// noticeRows is how many notice lines a body of height rows gives up: one
+// per notice, at most a third of it, so the agents stay in view.
+func noticeRows(height, notices int) int {
+	return max(0, min(notices, height/3))
+}
+
+// Notices are the lines a surface shows while files it reads are broken
+// (lib/cli/common.Reloader.Problems): each problem on one line, "⚠ " and
+// its words (home as ~), in yellow, wrapped at width onto at most
+// NoticeLines lines (the last cut with …); width 0 does not wrap. The
+// picker puts them in fzf's header, watch above its key hint; a surface
+// shows them for as long as the files stay broken.
+func Notices(problems []string, home string, width int) []string {
+	var out []string
+	for _, p := range problems {
+		if home != "" && home != "/" {
+			p = strings.ReplaceAll(p, strings.TrimSuffix(home, "/")+"/", "~/")
+		}
+		words := strings.Fields(record.OneLine(p))
+		if len(words) == 0 {
+			continue
+		}
+		for _, l := range wrap(words, width) {
+			out = append(out, paint(warnColor, l))
+		}
+	}
+	return out
+}
+
+// NoticeLines bounds the lines one notice takes.
+const NoticeLines = 3
+
+// wrap lays words out as "⚠ " lines of at most width cells, continuation
+// lines indented two, at most NoticeLines of them; a word wider than a
+// line is cut with ….
+func wrap(words []string, width int) []string {
+	cut := func(l string) string {
+		if width > 0 && tui.Width(l) > width {
+			return tui.Clip(l, width-1) + "…"
+		}
+		return l
+	}
+	var lines []string
+	cur, fresh := "⚠", true
+	for i, w := range words {
+		if width > 0 && !fresh && tui.Width(cur)+1+tui.Width(w) > width {
+			if len(lines) == NoticeLines-1 {
+				return append(lines, cut(cur+" "+strings.Join(words[i:], " ")))
+			}
+			lines = append(lines, cut(cur))
+			cur = " "
+		}
+		cur += " " + w
+		fresh = false
+	}
+	return append(lines, cut(cur))
+}
+
+// warnColor is the notices' yellow.
+const warnColor = "33"
 
 func (v *watchView) hint() string {
 	if v.cols < Wide {
@@ -114,7 +180,7 @@ func (v *watchView) hint() string {
 // selection is the reversed block, the hover an underline; a preview
 // line is clipped to its rectangle and ends with a reset.
 func (v *watchView) frame() []string {
-	g := watchGeometry(v.cols, v.rows, v.table)
+	g := watchGeometry(v.cols, v.rows, v.table, len(v.notices))
 	out := make([]string, 0, v.rows)
 	if g.top > 0 {
 		out = append(out, tui.Fit(v.header, v.cols))
@@ -155,8 +221,11 @@ func (v *watchView) frame() []string {
 		}
 		out = append(out, cell)
 	}
-	for len(out) < v.rows-1 {
+	for len(out) < v.rows-1-g.notices {
 		out = append(out, tui.Fit("", v.cols))
+	}
+	for _, n := range v.notices[:g.notices] {
+		out = append(out, tui.Fit(n, v.cols))
 	}
 	if len(out) < v.rows {
 		out = append(out, tui.Fit(paint(dim, v.hint()), v.cols))

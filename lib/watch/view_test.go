@@ -38,7 +38,7 @@ func TestWatchLinesGroups(t *testing.T) {
 
 func view(cols, rows int, table bool, preview []string) *watchView {
 	lines := watchLines(testItems(), cols, table, cols >= Wide)
-	l := tui.NewList(watchGeometry(cols, rows, table).height)
+	l := tui.NewList(watchGeometry(cols, rows, table, 0).height)
 	sel := make([]bool, len(lines))
 	for i, ln := range lines {
 		sel[i] = ln.pane != ""

@@ -119,3 +119,75 @@ func TestLoadNamesBrokenUserManifests(t *testing.T) {
 		t.Errorf("a Get named a skipped file again: %q", stderr.String())
 	}
 }
+
+// TestReloaderNamesEveryBrokenFile: Problems names every file the pair it
+// hands out leaves out, for as long as each stays broken (issue 27 item
+// 22: a surface reported the first broken file only): a user manifest
+// broken from the start, a config broken next to it (the load stops at the
+// config, the manifests are still looked at), each said once on stderr
+// when it breaks; mending each takes it off the list.
+func TestReloaderNamesEveryBrokenFile(t *testing.T) {
+	home := t.TempDir()
+	cfgDir := filepath.Join(home, ".config", "tma")
+	cfg := filepath.Join(cfgDir, "config.toml")
+	mine := filepath.Join(cfgDir, "agents", "mine.toml")
+	write(t, mine, "min_engine_version = \"0.1\"\n[identity]\n")
+	env := map[string]string{"HOME": home}
+	var stderr bytes.Buffer
+	e := &Env{Tool: "tma-test", Stderr: &stderr, Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+	r, err := (&Globals{}).NewReloader(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(ps []string, subs ...string) bool {
+		if len(ps) != len(subs) {
+			return false
+		}
+		for i, s := range subs {
+			if !strings.Contains(ps[i], s) {
+				return false
+			}
+		}
+		return true
+	}
+	if p := r.Problems(); !has(p, mine+": identity.process_names") {
+		t.Fatalf("at start: %q", p)
+	}
+	atStart := stderr.String()
+
+	write(t, cfg, "[picker]\nworking = { glyph = 5 }\n")
+	r.Get()
+	if p := r.Problems(); !has(p, "config "+cfg+":2: picker.working.glyph", "mine.toml: identity.process_names") {
+		t.Fatalf("config and manifest broken: %q", p)
+	}
+	if p := r.Problems(); !strings.HasSuffix(p[0], " (the previous config and manifests stay in use)") || !strings.HasSuffix(p[1], " (manifest skipped)") {
+		t.Errorf("problems do not say what became of each file: %q", p)
+	}
+	said := strings.TrimPrefix(stderr.String(), atStart)
+	if strings.Count(said, "tma-test: warning: ") != 1 || !strings.Contains(said, "warning: keeping the previous config and manifests: config ") {
+		t.Errorf("warnings for the config's breakage: %q", said)
+	}
+	write(t, cfg, "[picker]\nworking = { glyph = 5 }\n\n")
+	r.Get()
+	if n := strings.Count(stderr.String(), "warning: keeping the previous config"); n != 1 {
+		t.Errorf("the same breakage saved again said %d times in all, want 1:\n%s", n, stderr.String())
+	}
+	write(t, cfg, "[fold]\ndwell_secs = \"x\"\n")
+	r.Get()
+	if n := strings.Count(stderr.String(), "warning: keeping the previous config"); n != 2 {
+		t.Errorf("a new breakage said %d times in all, want 2:\n%s", n, stderr.String())
+	}
+
+	write(t, cfg, "[picker]\nworking = { glyph = \"W\" }\n")
+	if l := r.Get(); l.Config.PickerStyle("working").Glyph != "W" {
+		t.Fatalf("the mended config was not taken: %+v", l.Config.PickerStyle("working"))
+	}
+	if p := r.Problems(); !has(p, "mine.toml: identity.process_names") {
+		t.Fatalf("config mended: %q", p)
+	}
+	write(t, mine, userManifest)
+	r.Get()
+	if p := r.Problems(); len(p) != 0 {
+		t.Fatalf("all mended: %q", p)
+	}
+}

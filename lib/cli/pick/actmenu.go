@@ -2,7 +2,6 @@ package pickcmd
 
 import (
 	"io"
-	"os"
 
 	"github.com/tmaproject/tma/lib/pick"
 )
@@ -25,5 +24,5 @@ func (s *sess) actMenu(server, client, pane, source string, stderr io.Writer) (<
 		argv = append(argv, "--manifest-dir", s.g.ManifestDir)
 	}
 	argv = append(argv, "act", "--menu", "--source", source, "--pane", pane)
-	return pick.Start(argv, os.Environ(), stderr)
+	return pick.Start(argv, s.childEnv(), stderr)
 }

@@ -184,5 +184,5 @@ func (s *sess) exec(f *fleet.Fleet, lines []string) int {
 
 func (s *sess) menuLine(f *fleet.Fleet, client string, rows []*record.Row) (string, error) {
 	glyph := func(class string) string { return s.l.Config.PickerStyle(class).Glyph }
-	return jump.MenuLine(client, "tma agents", rows, tmaArgv(f.Cycle.Server), glyph, f.Cycle.NowMS, "0.1")
+	return jump.MenuLine(client, "tma agents", rows, append(s.envPrefix(), tmaArgv(f.Cycle.Server)...), glyph, f.Cycle.NowMS, "0.1")
 }

@@ -53,7 +53,7 @@ type previewCmd struct {
 
 type feedCmd struct {
 	Socket string `arg:"" help:"the surface's control socket."`
-	Verb   string `arg:"" help:"rows, load, layout, pick, menu, focus, click or preview-mode."`
+	Verb   string `arg:"" help:"rows, load, header, layout, pick, menu, focus, click or preview-mode."`
 	Arg    string `arg:"" optional:"" help:"the pane or key."`
 }
 
@@ -160,6 +160,18 @@ func tmaArgv(server string) []string {
 	return []string{t, "-S", server}
 }
 
+// envPrefix is what goes before a command the tmux server runs for this
+// surface (a menu entry, the temporary watch session's watcher): tmux runs
+// it in the server's environment, not this process's, so a tmux named by
+// TMA_TMUX_BIN or [tmux] bin is written in as `env TMA_TMUX_BIN=<it>`;
+// nothing for plain tmux.
+func (s *sess) envPrefix() []string {
+	if s.tc == nil || s.tc.Bin == "" || s.tc.Bin == "tmux" {
+		return nil
+	}
+	return []string{"env", "TMA_TMUX_BIN=" + s.tc.Bin}
+}
+
 // selfArgv is this binary with the server resolved in (for fzf's commands).
 func selfArgv(server string) []string {
 	self, err := os.Executable()
@@ -170,6 +182,40 @@ func selfArgv(server string) []string {
 		return []string{self}
 	}
 	return []string{self, "-S", server}
+}
+
+// childArgv is selfArgv with this invocation's --config and --manifest-dir:
+// what fzf's commands and watch's transcript run, so they read what this
+// surface reads.
+func (s *sess) childArgv(server string) []string {
+	argv := selfArgv(server)
+	if s.g.Config != "" {
+		argv = append(argv, "--config", s.g.Config)
+	}
+	if s.g.ManifestDir != "" {
+		argv = append(argv, "--manifest-dir", s.g.ManifestDir)
+	}
+	return argv
+}
+
+// childEnv is the environment of every program a surface starts (fzf and
+// the commands it runs, the act menu, watch's transcript): this process's,
+// with TMA_TMUX_BIN naming the tmux this surface runs, however it was
+// chosen (TMA_TMUX_BIN, [tmux] bin of the config it was given, or tmux on
+// $PATH), so each child talks to the server the way the surface does. The
+// server itself travels as -S in their argv.
+func (s *sess) childEnv() []string {
+	env := os.Environ()
+	if s.tc == nil || s.tc.Bin == "" {
+		return env
+	}
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TMA_TMUX_BIN=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "TMA_TMUX_BIN="+s.tc.Bin)
 }
 
 // clientFlag is --client unless it is an unexpanded #{client_name}.

@@ -27,14 +27,18 @@ func (s *sess) picker(p *pickCmd) int {
 	if p.Print && u.remotes != nil {
 		u.remotes.Settled(settleBound(s.l.Config.Remotes))
 	}
+	// The pane left out is one of this server's: $TMUX_PANE names a pane
+	// of the server $TMUX names, which may be another one (a picker given
+	// -L/-S from inside another server), where the same id is another pane.
+	here := jump.Where(f, s.e.Getenv)
 	if cl, err := jump.ResolveClient(f, s.g.Client, s.e.Getenv); err == nil {
 		u.client = cl.Name
-		if s.e.Getenv("TMUX") != "" || s.clientFlag() != "" {
+		if here.Inside || s.clientFlag() != "" {
 			u.origin = cl.Pane // in a popup, the client's current pane
 		}
 	}
-	if tp := s.e.Getenv("TMUX_PANE"); tp != "" {
-		u.origin = tp
+	if here.Pane != "" {
+		u.origin = here.Pane
 	}
 	code, err := u.run(p.Print)
 	if err != nil {

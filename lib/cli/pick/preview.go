@@ -18,7 +18,12 @@ func (s *sess) preview(pane string) int {
 	if !tmux.ValidPaneID(pane) {
 		return common.ExitOK // a header row, or nothing highlighted
 	}
-	if err := s.load(); err != nil {
+	if s.e.Getenv("TMA_TMUX_BIN") != "" {
+		// The picker hands fzf's commands the tmux it runs (childEnv) and
+		// its server (-S): the preview needs nothing from the config, so
+		// a config left broken mid-edit does not blank it.
+		s.tc = s.g.Tmux(s.e, nil)
+	} else if err := s.load(); err != nil {
 		return s.fail(err)
 	}
 	_, _ = io.WriteString(s.e.Stdout, s.capture(pane))

@@ -2,7 +2,6 @@ package pickcmd
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -68,7 +67,15 @@ type surface struct {
 	seen           map[string]entry // the picker's last row of each key
 	remotes        *remote.Poller   // nil with no [[remote]]
 	choice, chosen string           // picker: "pick" or "menu", and the pane
-	held           bytes.Buffer
+	// held is what the picker would say on stderr while fzf owns the
+	// terminal (cycle errors, a reload's warnings): printed once fzf has
+	// closed. A file left broken is shown in fzf's header meanwhile.
+	held lockedBuffer
+	// problems are the files the latest cycle's load left out
+	// (Reloader.Problems), shown in fzf's header; shownHeader is what
+	// fzf shows.
+	problems    []string
+	shownHeader string
 }
 
 func newSurface(s *sess, sel *selector.Selector) *surface {
@@ -94,6 +101,7 @@ func (u *surface) publish(f *fleet.Fleet) {
 		// The config is taken here, on the goroutine that ran the cycle
 		// (which may have reloaded it): render runs on others too.
 		u.f, u.cfg = f, u.s.l.Config
+		u.problems = u.s.rl.Problems()
 	}
 	u.render()
 	u.gen++
@@ -271,13 +279,18 @@ func (u *surface) seenServer(key string) string {
 	return ""
 }
 
-func (u *surface) hold(format string, a ...any) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	msg := fmt.Sprintf(format, a...)
-	if !strings.Contains(u.held.String(), msg) {
-		u.held.WriteString("tma: " + msg + "\n")
+func (u *surface) hold(format string, a ...any) { u.held.hold(format, a...) }
+
+// header is the text of fzf's header: the problems as watch.Notices,
+// wrapped at the list's width ("" for none). fzf indents its header by
+// two columns, and the preview takes the rest of a wide terminal. Caller
+// holds u.mu.
+func (u *surface) header() string {
+	w := u.cols
+	if w >= watch.Wide {
+		w = w * 45 / 100
 	}
+	return strings.Join(watch.Notices(u.problems, u.s.e.Getenv("HOME"), w-3), "\n")
 }
 
 // serve answers feed requests until the listener closes.
@@ -336,7 +349,16 @@ func (u *surface) handle(verb, arg string) string {
 		u.shown = u.gen
 		return u.frame
 	case "load":
-		return "refresh-preview+reload-sync(" + u.feed + " rows)"
+		// The header changes only when the notices do: a file broke, or
+		// was mended.
+		ans := "refresh-preview"
+		if u.header() != u.shownHeader {
+			ans += "+transform-header(" + u.feed + " header)"
+		}
+		return ans + "+reload-sync(" + u.feed + " rows)"
+	case "header":
+		u.shownHeader = u.header()
+		return u.shownHeader
 	case "pick", "menu":
 		u.choice, u.chosen = verb, arg
 	case "focus":
@@ -408,7 +430,7 @@ func (u *surface) fzfArgs(self []string) []string {
 		"--no-expect", "--no-select-1", "--no-exit-0", "--no-read0", "--no-print0", "--no-track",
 		"--layout=reverse", "--delimiter=\t", "--with-nth=2..", "--nth=..", "--with-shell=sh -c",
 		"--preview=" + preview, "--preview-window=" + strings.TrimSuffix(strings.TrimPrefix(u.layout(), "change-preview-window("), ")"),
-		"--prompt=tma> ", "--info=inline-right",
+		"--prompt=tma> ", "--info=inline-right", "--header=" + u.shownHeader,
 		"--bind=load:transform(" + u.feed + " load)",
 		"--bind=resize:transform(" + u.feed + " layout)",
 		"--bind=enter:execute-silent(" + u.feed + " pick {1})+abort",
@@ -436,7 +458,7 @@ func transcriptArgv(self []string) []string {
 
 // run opens fzf over the surface and returns its exit code once it closes.
 func (u *surface) run(print bool) (int, error) {
-	self := selfArgv(u.f.Cycle.Server)
+	self := u.s.childArgv(u.f.Cycle.Server)
 	dir, err := os.MkdirTemp("", "tma-pick-")
 	if err != nil {
 		return 0, err
@@ -458,6 +480,8 @@ func (u *surface) run(print bool) (int, error) {
 		u.focused = u.panes[0] // fzf starts on the first row and reports no focus for it
 	}
 	first := u.frame
+	u.problems = u.s.rl.Problems()
+	u.shownHeader = u.header()
 	u.mu.Unlock()
 	args := u.fzfArgs(self)
 	if print {
@@ -483,12 +507,23 @@ func (u *surface) run(print bool) (int, error) {
 	go u.serve(ln)
 	stop := make(chan struct{})
 	nudge := nudges()
-	go u.tick(nudge, stop)
+	// fzf owns the terminal: what this process would say meanwhile is
+	// held (a write would land over fzf's screen) and said once it closed.
+	stderr := u.s.e.Stderr
+	u.s.e.Stderr = &u.held
+	ticked := make(chan struct{})
+	go func() {
+		defer close(ticked)
+		u.tick(nudge, stop)
+	}()
 	go u.follow(stop)
-	_, code, err := fz.Run(args, os.Environ(), strings.NewReader(first), u.s.e.Stderr)
+	_, code, err := fz.Run(args, u.s.childEnv(), strings.NewReader(first), stderr)
 	close(stop)
 	u.close()
 	ln.Close()
+	<-ticked // its cycle writes to the session's stderr
+	u.s.e.Stderr = stderr
+	_, _ = io.WriteString(stderr, u.held.String())
 	return code, err
 }
 

@@ -38,6 +38,7 @@ func (s *sess) watch(w *watchCmd) int {
 		return s.fail(err)
 	}
 	u.f, u.cfg = f, cfg
+	u.m.SetProblems(u.problems(), s.e.Getenv("HOME"))
 	u.remotes = s.startRemotes()
 	defer u.remotes.Close()
 	if w.Print && u.remotes != nil {
@@ -71,7 +72,7 @@ func (s *sess) watch(w *watchCmd) int {
 	// until it closes.
 	stderr := s.e.Stderr
 	s.e.Stderr = u.held
-	pane := s.e.Getenv("TMUX_PANE")
+	pane := jump.Where(f, s.e.Getenv).Pane // a pane of this server, never another's
 	if pane != "" {
 		_, _ = s.tc.Exec(common.Background(), []string{
 			"set -p -t " + pane + " @tma_watch_pid " + strconv.Itoa(os.Getpid())})
@@ -108,13 +109,9 @@ func (s *sess) watchTemporary(w *watchCmd) int {
 	if err != nil {
 		return s.fail(fmt.Errorf("--temporary-session needs a client to switch: %v", err))
 	}
-	argv := append(selfArgv(f.Cycle.Server), "--client", cl.Name)
-	if s.g.Config != "" {
-		argv = append(argv, "--config", s.g.Config)
-	}
-	if s.g.ManifestDir != "" {
-		argv = append(argv, "--manifest-dir", s.g.ManifestDir)
-	}
+	// The session's watcher is started by the tmux server, in its
+	// environment: the tmux this one runs goes with it (envPrefix).
+	argv := append(append(s.envPrefix(), s.childArgv(f.Cycle.Server)...), "--client", cl.Name)
 	argv = append(argv, "watch", "--temporary-session", "--in-session", "--origin", cl.Pane)
 	if w.Table {
 		argv = append(argv, "--table")

@@ -131,9 +131,10 @@ func (l *lockedBuffer) hold(format string, a ...any) {
 
 // update is one cycle's result for the screen.
 type update struct {
-	f   *fleet.Fleet
-	cfg *config.Config
-	err error
+	f        *fleet.Fleet
+	cfg      *config.Config
+	problems []string // the files the cycle's load left out (Reloader.Problems)
+	err      error
 }
 
 // cycle runs one full cycle with git labels (renewed every 30 s so a
@@ -151,6 +152,14 @@ func (w *watchUI) cycle() (*fleet.Fleet, *config.Config, error) {
 	return f, w.s.l.Config, nil
 }
 
+// problems are the files the session's load leaves out
+// (Reloader.Problems): a config kept-old, every user manifest skipped.
+func (w *watchUI) problems() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.s.rl.Problems()
+}
+
 // ticker runs a cycle every second and on SIGUSR1 (the focus-change
 // nudge) until stop closes.
 func (w *watchUI) ticker(nudge <-chan os.Signal, stop <-chan struct{}, out chan<- update) {
@@ -158,7 +167,7 @@ func (w *watchUI) ticker(nudge <-chan os.Signal, stop <-chan struct{}, out chan<
 	refresh(nudge, stop, func() bool {
 		f, cfg, err := w.cycle()
 		select {
-		case out <- update{f, cfg, err}:
+		case out <- update{f, cfg, w.problems(), err}:
 			return true
 		case <-stop:
 			return false
@@ -226,6 +235,7 @@ func (w *watchUI) run(nudge <-chan os.Signal) int {
 				continue
 			}
 			w.f, w.cfg = u.f, u.cfg
+			w.m.SetProblems(u.problems, w.s.e.Getenv("HOME"))
 			w.rebuild() // the preview is live: captured again
 		case <-w.term.Resize:
 			w.m.Resize(w.term.Size())
@@ -372,6 +382,6 @@ func (w *watchUI) transcriptOf(pane string, rows int) string {
 	if w.f != nil {
 		server = w.f.Cycle.Server
 	}
-	argv := append(transcriptArgv(selfArgv(server)), "--last", strconv.Itoa(max(1, min(rows, 1000))), "--pane", pane)
-	return pick.Output(argv, os.Environ(), 5*time.Second)
+	argv := append(transcriptArgv(w.s.childArgv(server)), "--last", strconv.Itoa(max(1, min(rows, 1000))), "--pane", pane)
+	return pick.Output(argv, w.s.childEnv(), 5*time.Second)
 }
