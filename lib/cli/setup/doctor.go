@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/daemon/daemonpath"
 	"github.com/tmaproject/tma/lib/doctor"
 	"github.com/tmaproject/tma/lib/install"
 	"github.com/tmaproject/tma/lib/notify"
@@ -87,6 +88,12 @@ func (r *run) doctorFacts(self string) doctor.Facts {
 		f.ScanErr = common.DescribeTmuxError(r.e, c, err)
 	} else {
 		f.Scan, server = res, res.Cycle.Server
+		// Every `tma status` run marks the server's .status file;
+		// @tma_status_at is written only every 30 s (each option write
+		// redraws every client), so the newer of the two is when it ran.
+		if at := daemonpath.StatusRunAt(daemonpath.ForEnv(server, r.e.Getenv).StatusRun); at > res.Cycle.LastStatusMS {
+			res.Cycle.LastStatusMS = at
+		}
 	}
 	f.Daemon = r.daemonOf(server).facts()
 	if f.Scan != nil {

@@ -2,8 +2,10 @@ package stampcmd
 
 import (
 	"io"
+	"time"
 
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/daemon/daemonpath"
 	"github.com/tmaproject/tma/lib/fold"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/stamp"
@@ -13,7 +15,7 @@ import (
 type cli struct {
 	common.Globals
 	DryRun    bool `name:"dry-run" help:"plan the writes and print them to stderr; write nothing."`
-	StatusRun bool `name:"status-run" hidden:"" help:"this cycle is a tma status run: mark @tma_status_at for doctor's ambient line."`
+	StatusRun bool `name:"status-run" hidden:"" help:"this cycle is a tma status run: mark its time (the server's .status file, @tma_status_at) for doctor's ambient line."`
 	Notify    bool `name:"notify" help:"fire [notify] for the episodes this stage's commits win, with the daemon-only triggers (stall, context_high, osc_progress): what the daemon runs."`
 	Folds     bool `name:"folds" hidden:"" help:"no tma-fold runs before this stage (the dispatcher's ls, status, wait and subscribe): this stage folds and says the load warnings the fold would."`
 }
@@ -51,6 +53,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		lines, nonce := plan.Lines, ""
 		if c.StatusRun {
 			lines = stamp.WithStatusRun(g.Cycle, lines)
+			if !c.DryRun && g.Cycle.Server != "" {
+				// Every run marks its time for doctor's ambient line, in a
+				// file (no redraw); @tma_status_at follows every 30 s.
+				_ = daemonpath.MarkStatusRun(daemonpath.ForEnv(g.Cycle.Server, e.Getenv).StatusRun, time.UnixMilli(g.Cycle.NowMS))
+			}
 		}
 		if nt != nil {
 			lines, nonce = nt.arm(loaded.Config, func(a string) bool { return loaded.Manifests.Get(a).CoversContext() }, g, lines)

@@ -3,9 +3,12 @@ package daemonpath
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 // Paths are where the daemon of one tmux server lives: one daemon per
@@ -21,6 +24,10 @@ type Paths struct {
 	// Upgraded is <dir>/<16 hex>.upgraded: when restart_on_upgrade last
 	// replaced this server's daemon.
 	Upgraded string
+	// StatusRun is <dir>/<16 hex>.status, empty: its mtime is when `tma
+	// status` last committed a cycle on this server (doctor's ambient
+	// line), set by every such run (MarkStatusRun).
+	StatusRun string
 }
 
 // Dir is the daemon's runtime directory: $XDG_RUNTIME_DIR/tma when that is
@@ -44,7 +51,7 @@ func ForEnv(server string, getenv func(string) string) Paths {
 	sum := sha256.Sum256([]byte(server))
 	dir := Dir(getenv)
 	base := filepath.Join(dir, hex.EncodeToString(sum[:8]))
-	return Paths{Server: server, Dir: dir, Socket: base + ".sock", Lock: base + ".lock", Log: base + ".log", Config: base + ".config.toml", Upgraded: base + ".upgraded"}
+	return Paths{Server: server, Dir: dir, Socket: base + ".sock", Lock: base + ".lock", Log: base + ".log", Config: base + ".config.toml", Upgraded: base + ".upgraded", StatusRun: base + ".status"}
 }
 
 // ServerPath is the #{socket_path} of the server t names, worked out the
@@ -70,4 +77,38 @@ func ServerPath(socketName, socketPath string, getenv func(string) string) strin
 		name = "default"
 	}
 	return filepath.Join(dir, name)
+}
+
+// MarkStatusRun sets the mtime of path (Paths.StatusRun) to now, creating
+// it (0600, in a 0700 directory) the first time: every `tma status` run
+// marks itself so, at the cost of a utimensat. A tmux option would cost a
+// redraw of every attached client per write (tmux redraws them on any
+// option write), which is why @tma_status_at is written only every 30 s
+// and could lag that much.
+func MarkStatusRun(path string, now time.Time) error {
+	err := os.Chtimes(path, now, now)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Chtimes(path, now, now)
+}
+
+// StatusRunAt is when MarkStatusRun last marked path, in epoch ms; 0 when
+// never.
+func StatusRunAt(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.ModTime().UnixMilli()
 }
