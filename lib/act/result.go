@@ -40,6 +40,10 @@ type Result struct {
 	ExitCode int     `json:"exit_code"`
 	Reason   *string `json:"reason"`
 	Cached   *bool   `json:"cached,omitempty"`
+	// Unsent marks an error that provably sent nothing (an API answer
+	// whose connection was refused): a --slot dispatch frees its slot
+	// rather than recording fired-unknown. Never serialized.
+	Unsent bool `json:"-"`
 }
 
 // NewResult builds a result whose exit code follows from the outcome and

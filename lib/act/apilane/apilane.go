@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -45,6 +46,10 @@ type Result struct {
 	Outcome string
 	Status  int    // the reply's HTTP status, 0 when none came
 	Why     string // for a person: what was asked and what came back
+	// Unsent: a Failed answer that provably reached nothing: the base is
+	// not a URL, the pending list could not be read (the answer is never
+	// posted then), or the post's connection was never made (refused).
+	Unsent bool
 }
 
 // Path is the route an answer posts to (OpenCode 1.18.33's server:
@@ -99,14 +104,14 @@ func CheckBase(base string) error {
 // and its own status decides.
 func Do(ctx context.Context, c *http.Client, a Answer) Result {
 	if err := CheckBase(a.Base); err != nil {
-		return Result{Outcome: Failed, Why: err.Error()}
+		return Result{Outcome: Failed, Why: err.Error(), Unsent: true}
 	}
 	base := strings.TrimRight(a.Base, "/")
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	pending, err := listed(ctx, c, base+a.listPath(), a.ID)
 	if err != nil {
-		return Result{Outcome: Failed, Why: fmt.Sprintf("%s does not answer: %v", a.Base, err)}
+		return Result{Outcome: Failed, Why: fmt.Sprintf("%s does not answer: %v", a.Base, err), Unsent: true}
 	}
 	if pending == no {
 		return Result{Outcome: Gone, Why: fmt.Sprintf("%s holds no pending request %s", a.Base, a.ID)}
@@ -117,14 +122,14 @@ func Do(ctx context.Context, c *http.Client, a Answer) Result {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+a.Path(), body)
 	if err != nil {
-		return Result{Outcome: Failed, Why: err.Error()}
+		return Result{Outcome: Failed, Why: err.Error(), Unsent: true}
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return Result{Outcome: Failed, Why: fmt.Sprintf("%s does not answer: %v", a.Base, unwrap(err))}
+		return Result{Outcome: Failed, Why: fmt.Sprintf("%s does not answer: %v", a.Base, unwrap(err)), Unsent: dialFailed(err)}
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -204,6 +209,13 @@ func Probe(ctx context.Context, c *http.Client, base string, timeout time.Durati
 
 // unwrap keeps the part of a transport error a person reads (connection
 // refused, a deadline) without Go's request prefix.
+// dialFailed reports an error of a connection that was never made (a
+// refused or unreachable dial): the request it carried went nowhere.
+func dialFailed(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
 func unwrap(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {

@@ -164,6 +164,58 @@ func TestFailures(t *testing.T) {
 	}
 }
 
+// TestUnsent: a failure says whether the answer provably went nowhere
+// (issue 27 item 23: a --slot dispatch whose connect was refused recorded
+// fired-unknown): a refused connect, a pending list that cannot be read
+// (the answer is never posted) and a base that is no URL are unsent; a
+// post the server read, whatever it answered or however it hung up, is not.
+func TestUnsent(t *testing.T) {
+	c := &http.Client{}
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	ans := func(base string) Answer { return Answer{Base: base, Op: OpPermissionReply, Reply: "once", ID: "per_1"} }
+	if r := Do(ctx, c, ans(dead)); r.Outcome != Failed || !r.Unsent {
+		t.Errorf("refused connect: %+v", r)
+	}
+	if r := Do(ctx, c, ans("ftp://127.0.0.1:1")); r.Outcome != Failed || !r.Unsent {
+		t.Errorf("bad base: %+v", r)
+	}
+	// The post is read, then the connection dropped with no answer.
+	var posted sync.WaitGroup
+	posted.Add(1)
+	hangup := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posted.Done()
+			hj, _ := w.(http.Hijacker)
+			conn, _, _ := hj.Hijack()
+			conn.Close()
+			return
+		}
+		_, _ = w.Write([]byte(`[{"id":"per_1"}]`))
+	}))
+	defer hangup.Close()
+	if r := Do(ctx, c, ans(hangup.URL)); r.Outcome != Failed || r.Unsent {
+		t.Errorf("a post the server read, then hung up on: %+v", r)
+	}
+	posted.Wait()
+	boom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			http.Error(w, "no", http.StatusInternalServerError)
+			return
+		}
+		_, _ = w.Write([]byte(`[{"id":"per_1"}]`))
+	}))
+	defer boom.Close()
+	if r := Do(ctx, c, ans(boom.URL)); r.Outcome != Failed || r.Unsent {
+		t.Errorf("500: %+v", r)
+	}
+}
+
 func TestDescribe(t *testing.T) {
 	a := Answer{Base: "http://127.0.0.1:4096/", Op: OpPermissionReply, Reply: "once", ID: "per_1"}
 	if got := a.Describe(); got != `POST http://127.0.0.1:4096/permission/per_1/reply {"reply":"once"}` {

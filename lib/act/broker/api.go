@@ -72,7 +72,9 @@ func (b *Broker) answer(a *act.Action, pane string, ans apilane.Answer, arm act.
 	case apilane.Gone:
 		r = act.NewResult(a.Name, pane, act.OutcomeVanished, act.ReasonRequestGone)
 	default:
-		return act.NewResult(a.Name, pane, act.OutcomeError, ""), res.Why, nil
+		r = act.NewResult(a.Name, pane, act.OutcomeError, "")
+		r.Unsent = res.Unsent
+		return r, res.Why, nil
 	}
 	var extra []string
 	opt := requestOption(arm)

@@ -638,8 +638,9 @@ func (b *Broker) report(a *act.Action, results []act.Result, why map[string]stri
 			results[i].Cached = &live
 		}
 		// What the receipt records is what this dispatch reports: an error
-		// is fired-unknown in both, so a replay reads as the original.
-		if results[0].Outcome == act.OutcomeError {
+		// is fired-unknown in both, so a replay reads as the original; one
+		// that provably sent nothing keeps its reason and frees the slot.
+		if results[0].Outcome == act.OutcomeError && !results[0].Unsent {
 			r := ledger.ReasonFiredUnknown
 			results[0].Reason = &r
 		}

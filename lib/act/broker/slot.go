@@ -112,15 +112,16 @@ func (b *Broker) replay(e ledger.Entry) int {
 }
 
 // settleSlot ends the claim with this invocation's result: a locked
-// refusal frees the slot (a retry will pass); anything else is the slot's
-// receipt, an error recorded as fired-unknown.
+// refusal, and an error that provably sent nothing (a refused connect to
+// an agent's API), free the slot (nothing happened, and a retry may pass);
+// anything else is the slot's receipt, an error recorded as fired-unknown.
 func (b *Broker) settleSlot(r act.Result) {
 	s := b.slot
 	if s == nil || s.done {
 		return
 	}
 	s.done = true
-	if r.Outcome == act.OutcomeRefused && r.ReasonString() == act.ReasonLocked {
+	if r.Outcome == act.OutcomeRefused && r.ReasonString() == act.ReasonLocked || r.Outcome == act.OutcomeError && r.Unsent {
 		if err := s.store.Release(s.entry.Slot, s.entry.Nonce); err != nil {
 			b.note("warning: slot %s was not released: %v", s.entry.Slot, err)
 		}
