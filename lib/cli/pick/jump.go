@@ -57,6 +57,7 @@ func (s *sess) jumpMain(j *jumpCmd) int {
 	if err != nil {
 		return s.fail(err)
 	}
+	s.surface(f)
 	return s.jump(f, d, j.Pane, sel)
 }
 

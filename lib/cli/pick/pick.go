@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
 	"github.com/tmaproject/tma/lib/jump"
@@ -133,6 +134,19 @@ func (s *sess) cycle(git *gitinfo.Resolver) (*fleet.Fleet, error) {
 		return nil, errors.New(common.DescribeTmuxError(s.e, s.tc, err))
 	}
 	return f, nil
+}
+
+// surface is what a surface (jump, the picker, watch) does after its first
+// cycle, as tma ls and tma status do: [daemon] autostart starts a daemon
+// where none holds the lock, restart_on_upgrade replaces an older one, both
+// detached and not waited for (daemon.Surface: a stat of the lock file in
+// the common case). The server is the one the cycle observed.
+func (s *sess) surface(f *fleet.Fleet) {
+	if f == nil || f.Cycle.Server == "" || s.l == nil {
+		return
+	}
+	d := s.l.Config.Daemon
+	daemon.Surface(daemon.ForEnv(f.Cycle.Server, s.e.Getenv), daemon.PolicyOf(d.Autostart, d.RestartOnUpgrade, common.Version, s.g.Config, s.g.ManifestDir))
 }
 
 func (s *sess) fail(err error) int {

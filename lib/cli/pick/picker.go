@@ -21,6 +21,7 @@ func (s *sess) picker(p *pickCmd) int {
 	if err != nil {
 		return s.fail(err)
 	}
+	s.surface(f)
 	u.f, u.cfg = f, s.l.Config
 	u.remotes = s.startRemotes()
 	defer u.remotes.Close()

@@ -37,6 +37,7 @@ func (s *sess) watch(w *watchCmd) int {
 	if err != nil {
 		return s.fail(err)
 	}
+	s.surface(f)
 	u.f, u.cfg = f, cfg
 	u.m.SetProblems(u.problems(), s.e.Getenv("HOME"))
 	u.remotes = s.startRemotes()

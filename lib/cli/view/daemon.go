@@ -43,8 +43,9 @@ func fromDaemon(e *common.Env, g *common.Globals, cfg *config.Config) (io.Reader
 }
 
 // surface is `tma status`'s cycle run with no daemon asked (none had a
-// socket, or none answered): [daemon] autostart and restart_on_upgrade
-// act here from what the runtime directory shows, never waiting.
+// socket, or none answered), and every `tma ls`: [daemon] autostart and
+// restart_on_upgrade act here from what the runtime directory shows, never
+// waiting.
 func surface(e *common.Env, g *common.Globals, cfg *config.Config, server string) {
 	if server == "" {
 		return

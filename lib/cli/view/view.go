@@ -85,11 +85,18 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return common.ExitUsage
 	}
 	cfg := config.Default()
-	if cmd == "status" {
+	switch cmd {
+	case "status":
 		if l, _, err := config.LoadResolved(c.Config, config.Env(e.Lookup)); err == nil {
 			cfg = l
 		} else {
 			return fail(err.Error(), common.ExitFail)
+		}
+	case "ls":
+		// For [daemon] autostart and restart_on_upgrade (surface); a
+		// broken config is the scan's to report, in-band.
+		if l, _, err := config.LoadResolved(c.Config, config.Env(e.Lookup)); err == nil {
+			cfg = l
 		}
 	}
 
@@ -216,7 +223,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return common.ExitFail
 	}
-	if cmd == "status" && !c.Status.FromDaemon {
+	if cmd == "status" && !c.Status.FromDaemon || cmd == "ls" {
 		surface(e, &c.Globals, cfg, server)
 	}
 	return common.ExitOK
