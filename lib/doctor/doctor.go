@@ -27,6 +27,7 @@ const AmbientStaleMS = 60_000
 type Report struct {
 	Schema            int          `json:"schema"`
 	Server            dServer      `json:"server"`
+	Config            dConfig      `json:"config"`
 	Daemon            dDaemon      `json:"daemon"`
 	AmbientDriver     dAmbient     `json:"ambient_driver"`
 	Clients           dClients     `json:"clients"`
@@ -48,6 +49,15 @@ type Report struct {
 	Fzf               dFzf         `json:"fzf"`
 	Warnings          int          `json:"warnings"`
 	BelowTier         int          `json:"below_tier"`
+}
+
+// dConfig is the config file doctor read: its path (null for none, the
+// defaults) and, when it does not load, why (the report then uses the
+// defaults).
+type dConfig struct {
+	Path  *string `json:"path"`
+	OK    bool    `json:"ok"`
+	Error *string `json:"error"`
 }
 
 type dServer struct {
@@ -187,6 +197,10 @@ type Facts struct {
 	NotifyErr error
 	Options   Options
 	Config    *config.Config
+	// ConfigPath is the config file read ("" for none); ConfigErr why it
+	// did not load, when it did not (Config is then the defaults).
+	ConfigPath string
+	ConfigErr  error
 	// WatcherAlive says whether a @tma_watch_pid names a live process.
 	WatcherAlive func(pid int) bool
 	// HookStatus is an adapter's check of the agent's wiring (nil: not
@@ -228,6 +242,15 @@ func Diagnose(f Facts) (*Report, string) {
 	dm := f.Daemon
 	doc.Daemon = dm.doc()
 
+	doc.Config.OK = f.ConfigErr == nil
+	if f.ConfigPath != "" {
+		doc.Config.Path = &f.ConfigPath
+	}
+	if f.ConfigErr != nil {
+		warn()
+		doc.Config.Error = strp(f.ConfigErr.Error())
+		line("config:", "%v — the report below uses the defaults in its place", f.ConfigErr)
+	}
 	if serr {
 		line("server:", "%s", f.ScanErr)
 		warn()
@@ -341,13 +364,22 @@ func Diagnose(f Facts) (*Report, string) {
 			}
 		}
 	}
-	if len(doc.Manifests.Skipped) == 0 {
+	// "no issues" only when nothing is listed under it: a long
+	// process_names entry is a note (it matches, by truncation), not a
+	// warning, but it is listed, and counted in the line (D-299).
+	skips, notes := len(doc.Manifests.Skipped), len(doc.ProcessNameIssues)
+	switch {
+	case skips == 0 && notes == 0:
 		line("agents:", "%d loaded, no issues", doc.Manifests.Loaded)
-	} else {
-		line("agents:", "%d loaded, %d skipped:", doc.Manifests.Loaded, len(doc.Manifests.Skipped))
-		for _, s := range doc.Manifests.Skipped {
-			sub("- %s", s.Error)
-		}
+	case skips == 0:
+		line("agents:", "%d loaded, %s:", doc.Manifests.Loaded, plural(notes, "note"))
+	case notes == 0:
+		line("agents:", "%d loaded, %d skipped:", doc.Manifests.Loaded, skips)
+	default:
+		line("agents:", "%d loaded, %d skipped, %s:", doc.Manifests.Loaded, skips, plural(notes, "note"))
+	}
+	for _, s := range doc.Manifests.Skipped {
+		sub("- %s", s.Error)
 	}
 	for _, n := range doc.ProcessNameIssues {
 		sub("- %s: process_names entry %q is longer than 15 characters: it matches a process whose kernel name (comm) is its first 15, %q", n.Agent, n.Name, n.Name[:15])
@@ -564,7 +596,9 @@ func Diagnose(f Facts) (*Report, string) {
 		fmt.Fprintf(&b, "  %-5s%-11s%-13stier %d   %s\n", p.Pane, p.Agent, p.Locator(), da.Tier, head)
 		hl := map[string]string{"wired": "wired", "incomplete": "incomplete", "not_installed": "not installed", "hookless": "none (hookless agent)", "no_adapter": "no adapter"}[da.HookStatus]
 		if da.HookNote != nil {
-			hl += " (" + *da.HookNote + ")"
+			// The manual's words: wired (agent codex: notify chained
+			// through <program>); the JSON's hook_note is the note alone.
+			hl += " (agent " + p.Agent + ": " + *da.HookNote + ")"
 		}
 		fmt.Fprintf(&b, "       hooks: %s\n", hl)
 		if da.HookDemoted {
@@ -616,4 +650,12 @@ func olderThan(v string, major, minor int) bool {
 		return false
 	}
 	return ma < major || ma == major && mi < minor
+}
+
+// plural is "1 note", "2 notes".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -87,7 +87,7 @@ func TestHealthyServerHasNoFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := testkit.KeyOrder(t, string(b)); k != "schema server daemon ambient_driver clients status_option mouse watch wrapper notify tmux_hooks manifests process_name_issues process_walk nested_multiplexers remote_panes ignored_panes stamp_issues agents actions fzf warnings below_tier" {
+	if k := testkit.KeyOrder(t, string(b)); k != "schema server config daemon ambient_driver clients status_option mouse watch wrapper notify tmux_hooks manifests process_name_issues process_walk nested_multiplexers remote_panes ignored_panes stamp_issues agents actions fzf warnings below_tier" {
 		t.Errorf("report keys: %s", k)
 	}
 }
@@ -263,6 +263,33 @@ func TestProcessNamesAndSkips(t *testing.T) {
 	if doc.Warnings != 1 || len(doc.Actions.Issues) != 1 || !strings.Contains(text, "actions: 0 loaded, 1 skipped:\n  - actions: cannot read dir\n") {
 		t.Errorf("actions: %d warnings %+v:\n%s", doc.Warnings, doc.Actions, text)
 	}
+	// The agents line does not say "no issues" above what it lists
+	// (issue 27 item 19).
+	if !strings.Contains(text, "\nagents:  6 loaded, 1 note:\n  - claude: process_names entry") || strings.Contains(text, "no issues\n  - claude") {
+		t.Errorf("the agents line with a note:\n%s", text)
+	}
+	f.Manifests.Override("codex", true, []string{"another-very-long-name"})
+	if _, text := Diagnose(f); !strings.Contains(text, "\nagents:  6 loaded, 2 notes:\n") {
+		t.Errorf("the agents line with two notes:\n%s", text)
+	}
+}
+
+// TestCodexChainedNote: a codex pane whose notify is chained through
+// another program reads the manual's "wired (agent codex: notify chained
+// through <program>)" (issue 27 item 19: the "agent codex: " was dropped);
+// the JSON's hook_note stays the note itself.
+func TestCodexChainedNote(t *testing.T) {
+	f := healthy(t, agentPane("%1", "codex", stamped("idle", "", "hook")))
+	f.HookStatus = func(install.Adapter) *install.Status {
+		return &install.Status{Wired: true, Notes: []string{"notify chained through cu-notify"}}
+	}
+	doc, text := Diagnose(f)
+	if !strings.Contains(text, "       hooks: wired (agent codex: notify chained through cu-notify)\n") {
+		t.Errorf("the chained hooks line:\n%s", text)
+	}
+	if len(doc.Agents) != 1 || doc.Agents[0].HookNote == nil || *doc.Agents[0].HookNote != "notify chained through cu-notify" {
+		t.Errorf("hook_note: %+v", doc.Agents)
+	}
 }
 
 // TestControlLine: doctor says, as information (no warning), which way
@@ -308,5 +335,25 @@ func TestMouseBindings(t *testing.T) {
 	}
 	if mouseBindings("bind-key -T root MouseDown1Status select-window -t =\n") {
 		t.Error("tmux's own click binding read as tma's")
+	}
+}
+
+// TestBrokenConfig: a config that does not load is a line (and a warning)
+// of a report that goes on with the defaults (issue 27 item 19: doctor
+// printed the error alone); the JSON's config names the file and why.
+func TestBrokenConfig(t *testing.T) {
+	f := healthy(t, agentPane("%1", "claude", stamped("idle", "", "hook")))
+	f.ConfigPath, f.ConfigErr = "/home/u/.config/tma/config.toml", errors.New("config /home/u/.config/tma/config.toml:2: fold.dwell_secs: expected integer, found string")
+	doc, text := Diagnose(f)
+	if !strings.HasPrefix(text, "config:  config /home/u/.config/tma/config.toml:2: fold.dwell_secs: expected integer, found string — the report below uses the defaults in its place\n") ||
+		!strings.Contains(text, "\nagents:  ") || !strings.Contains(text, "panes (1):") {
+		t.Errorf("the report with a broken config:\n%s", text)
+	}
+	if doc.Warnings != 1 || doc.Config.OK || doc.Config.Error == nil || doc.Config.Path == nil || *doc.Config.Path != f.ConfigPath {
+		t.Errorf("%d warnings, config %+v", doc.Warnings, doc.Config)
+	}
+	f.ConfigErr = nil
+	if doc, text := Diagnose(f); strings.Contains(text, "config:") || !doc.Config.OK || doc.Config.Error != nil || doc.Warnings != 0 {
+		t.Errorf("a good config: %+v\n%s", doc.Config, text)
 	}
 }

@@ -153,6 +153,23 @@ func (g *Globals) Load(e *Env) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	return g.loadWith(e, cfg, path)
+}
+
+// LoadReporting is Load for a command that reports on everything
+// (doctor): a config that does not load is returned as cfgErr, with the
+// defaults standing in for it (ConfigPath the file that failed), so the
+// manifests and the rest are still looked at; err is any other failure.
+func (g *Globals) LoadReporting(e *Env) (l *Loaded, cfgErr, err error) {
+	cfg, path, cfgErr := config.LoadResolved(g.Config, config.Env(e.Lookup))
+	if cfgErr != nil {
+		cfg = config.Default()
+	}
+	l, err = g.loadWith(e, cfg, path)
+	return l, cfgErr, err
+}
+
+func (g *Globals) loadWith(e *Env, cfg *config.Config, path string) (*Loaded, error) {
 	ms, err := manifest.Load(g.manifestOptions(e))
 	if err != nil {
 		return nil, err

@@ -35,7 +35,9 @@ func actionsDir(e *common.Env) string {
 // observes the panes as the cycle does (without capturing) and stamps
 // nothing; lib/doctor decides the verdict from what it gathers.
 func (r *run) doctor(d *doctorCmd) int {
-	l, err := r.g.Load(common.Quiet(r.e))
+	// A config that does not load is a finding like any other: the report
+	// goes on with the defaults in its place and names it.
+	l, cfgErr, err := r.g.LoadReporting(common.Quiet(r.e))
 	if err != nil {
 		r.e.Errorf("%v", err)
 		return common.ExitFail
@@ -53,7 +55,7 @@ func (r *run) doctor(d *doctorCmd) int {
 		r.e.Errorf("%v", err)
 		return common.ExitFail
 	}
-	doc, text := doctor.Diagnose(r.doctorFacts(self))
+	doc, text := doctor.Diagnose(r.doctorFacts(self, cfgErr))
 	if d.JSON {
 		b, _ := json.Marshal(doc)
 		fmt.Fprintf(r.e.Stdout, "%s\n", b)
@@ -70,13 +72,14 @@ func (r *run) doctor(d *doctorCmd) int {
 }
 
 // doctorFacts gathers what doctor looks at: one capture-less scan, then,
-// when a server answered, its tmux hooks and options.
-func (r *run) doctorFacts(self string) doctor.Facts {
+// when a server answered, its tmux hooks and options. cfgErr is the config
+// that did not load (the defaults stand in).
+func (r *run) doctorFacts(self string, cfgErr error) doctor.Facts {
 	ctx := common.Background()
 	c := r.client()
 	cfg := r.loaded.Config
 	f := doctor.Facts{NowMS: time.Now().UnixMilli(), Socket: r.socket(c), Wrapper: r.wrapper, WrapperErr: r.wrapErr,
-		Manifests: r.loaded.Manifests, Config: cfg,
+		Manifests: r.loaded.Manifests, Config: cfg, ConfigPath: r.loaded.ConfigPath, ConfigErr: cfgErr,
 		WatcherAlive: func(pid int) bool { return syscall.Kill(pid, 0) == nil },
 		HookStatus:   func(ad install.Adapter) *install.Status { st, _ := ad.Check(r.ctx(ad)); return st },
 		APIProblem:   func(p *record.Pane, prior record.Prior) string { return doctor.APIProblem(cfg, p, prior) },
