@@ -63,7 +63,13 @@ func (r *run) offerRestart(server string) {
 	if !v.skewed() {
 		return
 	}
-	fmt.Fprintf(r.e.Stdout, "tma: the daemon running for this server is version %s, not this build (%s): the hooks just wired reach that build\n", orUnknown(v.running.Version), common.Version)
+	// "just wired" only when this run wrote hooks: a re-run that changed
+	// nothing has hooks that were already reaching that build.
+	reach := "every hook event reaches that build, not this one"
+	if r.wired {
+		reach = "the hooks just wired reach that build"
+	}
+	fmt.Fprintf(r.e.Stdout, "tma: the daemon running for this server is version %s, not this build (%s): %s\n", orUnknown(v.running.Version), common.Version, reach)
 	if !r.ask("Restart it with this build?") {
 		r.out("tma: left the running daemon as it is (`tma daemon --restart` when you are ready)")
 		return

@@ -112,6 +112,7 @@ type run struct {
 	declined bool
 	failed   bool
 	inInit   bool // a step of tma init (which reports the status line itself)
+	wired    bool // this run wrote some agent's hooks (offerRestart says so)
 }
 
 func (r *run) out(format string, a ...any) { fmt.Fprintf(r.e.Stdout, format+"\n", a...) }
@@ -382,6 +383,7 @@ func (r *run) installAgents(targets []install.Adapter) {
 			continue
 		}
 		anyDone = true
+		r.wired = r.wired || len(plan.Changes) > 0
 		for _, n := range plan.Notes {
 			r.out("tma: %s", n)
 		}
