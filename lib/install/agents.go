@@ -26,6 +26,9 @@ type Ctx struct {
 	// Written is the wrapper reference the record says an earlier install
 	// wrote: its entries are tma's whatever the wrapper file is called.
 	Written string
+	// Kept are the user's containers earlier installs filled (from the
+	// record): uninstall leaves them as they were.
+	Kept []Kept
 }
 
 // refs tells this run which hook commands are tma's.
@@ -36,6 +39,9 @@ type Plan struct {
 	Changes  []Change
 	Notes    []string // printed after the change is applied (trust gates)
 	Warnings []string // printed before asking
+	// Kept are the user's empty containers (and blank documents) this
+	// install fills, for the record: what uninstall must leave.
+	Kept []Kept
 }
 
 // Status is one agent's wiring as --check sees it.
@@ -162,7 +168,7 @@ func (j *jsonHooks) Paths(e Env) []string {
 }
 
 func (j *jsonHooks) spec(c *Ctx) hookSpec {
-	return hookSpec{shape: j.shape, agent: j.name, events: c.Events, path: c.Env.Path(j.path), refs: c.refs()}
+	return hookSpec{shape: j.shape, agent: j.name, events: c.Events, path: c.Env.Path(j.path), refs: c.refs(), kept: c.Kept}
 }
 
 func (j *jsonHooks) baseDoc() []byte {
@@ -212,43 +218,53 @@ func (j *jsonHooks) Install(c *Ctx) (*Plan, error) {
 		shimFile = c.Env.Path(j.shimPath)
 	}
 	what := "agent hooks"
-	shimEdit := func(src []byte, path string) ([]byte, bool, error) {
+	// shimEdit also notes the user's command it wraps, whose bytes an
+	// unwire puts back.
+	shimEdit := func(src []byte, path string) ([]byte, bool, []Kept, error) {
 		if !j.statusline {
-			return src, false, nil
+			return src, false, nil, nil
 		}
 		root, err := parseObject(src, path)
 		if err != nil {
-			return nil, false, err
+			return nil, false, nil, err
 		}
-		present := readShim(src, root).isShim
-		want, touch := shimWanted(c, present)
+		st := readShim(src, root)
+		want, touch := shimWanted(c, st.isShim)
 		if !touch {
-			return src, false, nil
+			return src, false, nil, nil
 		}
 		var out []byte
+		var kept []Kept
 		if want {
+			if st.command != "" && !st.isShim {
+				kept = []Kept{{File: path, Keys: shimKeys, Text: string(root.Lookup(shimKeys...).Text(src))}}
+			}
 			out, err = wireShim(src, path, c.TmaPath, j.name)
-		} else {
-			out, err = unwireShim(src, path)
+		} else if out, err = unwireShim(src, path); err == nil {
+			out = restoreKept(out, path, c.Kept, func([]byte) bool { return false })
 		}
-		return out, !bytes.Equal(out, src), err
+		return out, !bytes.Equal(out, src), kept, err
 	}
+	var kept []Kept
 	ch, err := edit(hooksPath, what, func(old []byte, existed bool) ([]byte, bool, error) {
 		src := old
 		if len(bytes.TrimSpace(src)) == 0 {
 			src = j.baseDoc()
 		}
+		kept = append(docKept(hooksPath, old, existed), j.spec(c).empties(src)...)
 		out, err := j.spec(c).install(c.Env, src, c.Wrapper, c.Respell)
 		if err != nil {
 			return nil, false, err
 		}
 		if shimFile == hooksPath {
 			var changed bool
-			if out, changed, err = shimEdit(out, hooksPath); err != nil {
+			var sk []Kept
+			if out, changed, sk, err = shimEdit(out, hooksPath); err != nil {
 				return nil, false, err
 			} else if changed {
 				what = "agent hooks, statusline shim"
 			}
+			kept = append(kept, sk...)
 		}
 		return out, false, nil
 	})
@@ -258,8 +274,10 @@ func (j *jsonHooks) Install(c *Ctx) (*Plan, error) {
 	if ch != nil {
 		ch.What = what
 		p.Changes = append(p.Changes, *ch)
+		p.Kept = append(p.Kept, kept...)
 	}
 	if shimFile != hooksPath && j.statusline {
+		var kept []Kept
 		ch, err := edit(shimFile, "statusline shim", func(old []byte, existed bool) ([]byte, bool, error) {
 			src := old
 			if len(bytes.TrimSpace(src)) == 0 {
@@ -268,7 +286,8 @@ func (j *jsonHooks) Install(c *Ctx) (*Plan, error) {
 				}
 				src = []byte("{}\n")
 			}
-			out, _, err := shimEdit(src, shimFile)
+			out, _, sk, err := shimEdit(src, shimFile)
+			kept = append(docKept(shimFile, old, existed), sk...)
 			return out, false, err
 		})
 		if err != nil {
@@ -276,6 +295,7 @@ func (j *jsonHooks) Install(c *Ctx) (*Plan, error) {
 		}
 		if ch != nil {
 			p.Changes = append(p.Changes, *ch)
+			p.Kept = append(p.Kept, kept...)
 		}
 	}
 	if j.note != "" {
@@ -309,7 +329,15 @@ func (j *jsonHooks) Uninstall(c *Ctx) (*Plan, error) {
 					return nil, false, err
 				}
 			}
-			if c.Created[f] && !bytes.Equal(out, old) && j.emptyAfter(out) {
+			if bytes.Equal(out, old) {
+				return old, false, nil
+			}
+			holdsNothing := j.emptyAfter
+			if f != hooksPath {
+				holdsNothing = isEmptyObject
+			}
+			out = restoreKept(out, f, c.Kept, holdsNothing)
+			if c.Created[f] && holdsNothing(out) {
 				return nil, true, nil
 			}
 			return out, false, nil
@@ -395,7 +423,7 @@ func (*codexAdapter) split(events []string) (notify bool, hooks []string) {
 
 func (a *codexAdapter) spec(c *Ctx) hookSpec {
 	_, hooks := a.split(c.Events)
-	return hookSpec{shape: groupShape, agent: "codex", events: hooks, path: c.Env.Path(CodexHooks), refs: c.refs()}
+	return hookSpec{shape: groupShape, agent: "codex", events: hooks, path: c.Env.Path(CodexHooks), refs: c.refs(), kept: c.Kept}
 }
 
 func (a *codexAdapter) Install(c *Ctx) (*Plan, error) {
@@ -418,11 +446,13 @@ func (a *codexAdapter) Install(c *Ctx) (*Plan, error) {
 		}
 	}
 	hp := c.Env.Path(CodexHooks)
-	ch, err := edit(hp, "agent hooks", func(old []byte, _ bool) ([]byte, bool, error) {
+	var kept []Kept
+	ch, err := edit(hp, "agent hooks", func(old []byte, existed bool) ([]byte, bool, error) {
 		src := old
 		if len(bytes.TrimSpace(src)) == 0 {
 			src = []byte("{}\n")
 		}
+		kept = append(docKept(hp, old, existed), a.spec(c).empties(src)...)
 		out, err := a.spec(c).install(c.Env, src, c.Wrapper, c.Respell)
 		return out, false, err
 	})
@@ -431,6 +461,7 @@ func (a *codexAdapter) Install(c *Ctx) (*Plan, error) {
 	}
 	if ch != nil {
 		p.Changes = append(p.Changes, *ch)
+		p.Kept = append(p.Kept, kept...)
 	}
 	// The trust step matters whenever hooks.json's commands are new or changed.
 	if ch != nil {
@@ -467,10 +498,14 @@ func (a *codexAdapter) Uninstall(c *Ctx) (*Plan, error) {
 			return old, false, nil
 		}
 		out, err := a.spec(c).uninstall(old)
-		if err == nil && c.Created[hp] && !bytes.Equal(out, old) && isEmptyObject(out) {
+		if err != nil || bytes.Equal(out, old) {
+			return old, false, err
+		}
+		out = restoreKept(out, hp, c.Kept, isEmptyObject)
+		if c.Created[hp] && isEmptyObject(out) {
 			return nil, true, nil
 		}
-		return out, false, err
+		return out, false, nil
 	})
 	if err != nil {
 		return nil, err

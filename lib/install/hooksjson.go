@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/tmaproject/tma/lib/jsonedit"
 )
@@ -110,21 +111,142 @@ func (s hookShape) entries(src []byte, root *jsonedit.Node, agent string, refs R
 	return out
 }
 
-// removeEntry deletes one entry, and the containers it leaves empty.
-func (s hookShape) removeEntry(src []byte, root *jsonedit.Node, e entry) []byte {
+// removeEntry deletes one entry, and the containers it leaves empty unless
+// they are the user's (keep: the hooks object, or an event's array, that
+// install found empty and filled).
+func (s hookShape) removeEntry(src []byte, root *jsonedit.Node, e entry, keep func(keys ...string) bool) []byte {
 	hooks := root.Get("hooks")
 	arr := hooks.Get(e.event)
 	if !e.alone {
 		hs := arr.Elems[e.elem].Get("hooks")
 		return jsonedit.DeleteElem(src, hs, e.hook)
 	}
-	if len(arr.Elems) > 1 {
+	if len(arr.Elems) > 1 || keep("hooks", e.event) {
 		return jsonedit.DeleteElem(src, arr, e.elem)
 	}
-	if len(hooks.Members) > 1 {
+	if len(hooks.Members) > 1 || keep("hooks") {
 		return jsonedit.DeleteMember(src, hooks, hooks.Index(e.event))
 	}
 	return jsonedit.DeleteMember(src, root, root.Index("hooks"))
+}
+
+// Kept is a value of the user's whose bytes an install changed and an
+// uninstall puts back, as install-state.toml records it: an empty
+// container install filled (the hooks object, an event's array), which
+// uninstall leaves in place once tma's entries are gone, a blank document,
+// and the statusLine command the shim wraps. tma cannot tell an empty
+// "hooks": {} of the user's from one it created once it is full, so
+// install writes down which ones it found.
+type Kept struct {
+	File string `toml:"file"`
+	// Keys are the members leading to it ("hooks", then the event); none
+	// is the document itself (a blank file, or an empty object spelled
+	// otherwise than {}), whose whole bytes Text then holds.
+	Keys []string `toml:"keys"`
+	Text string   `toml:"text"` // its bytes before the install
+}
+
+// shimKeys lead to the statusLine command the shim wraps.
+var shimKeys = []string{"statusLine", "command"}
+
+func keyOf(keys []string) string { return strings.Join(keys, "\x00") }
+
+// keeps reports whether the container at keys is one the record keeps.
+func keeps(kept []Kept, path string) func(keys ...string) bool {
+	return func(keys ...string) bool {
+		for _, k := range kept {
+			if k.File == path && len(k.Keys) > 0 && keyOf(k.Keys) == keyOf(keys) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// empties lists the user's empty containers an install of src fills: the
+// hooks object, and the array of each event it wires.
+func (h hookSpec) empties(src []byte) []Kept {
+	root, err := parseObject(src, h.path)
+	if err != nil {
+		return nil
+	}
+	hooks := root.Get("hooks")
+	if hooks == nil {
+		return nil
+	}
+	var out []Kept
+	if len(hooks.Members) == 0 {
+		out = append(out, Kept{File: h.path, Keys: []string{"hooks"}, Text: string(hooks.Text(src))})
+	}
+	for _, e := range h.events {
+		if arr := hooks.Get(e); arr != nil && arr.Kind == jsonedit.Array && len(arr.Elems) == 0 {
+			out = append(out, Kept{File: h.path, Keys: []string{"hooks", e}, Text: string(arr.Text(src))})
+		}
+	}
+	return out
+}
+
+// docKept is the record of a document that held nothing before install
+// (blank, or an empty object spelled otherwise than {}): nil for any
+// other, and for a file install creates.
+func docKept(path string, old []byte, existed bool) []Kept {
+	if !existed {
+		return nil
+	}
+	if len(bytes.TrimSpace(old)) > 0 {
+		root, err := jsonedit.Parse(old)
+		if err != nil || root.Kind != jsonedit.Object || len(root.Members) > 0 || string(root.Text(old)) == "{}" {
+			return nil
+		}
+	}
+	return []Kept{{File: path, Text: string(old)}}
+}
+
+// restoreKept gives the user's kept containers in src, emptied by an
+// uninstall, the bytes they had, and a restored statusLine command its
+// original spelling (when it decodes to the same string); a document that
+// holds nothing but tma's base (holdsNothing) goes back to its whole
+// recorded bytes. A record whose text is not an empty container of the
+// same kind, or the same string, is not trusted.
+func restoreKept(src []byte, path string, kept []Kept, holdsNothing func([]byte) bool) []byte {
+	for _, k := range kept {
+		if k.File != path {
+			continue
+		}
+		if len(k.Keys) == 0 {
+			if holdsNothing(src) && blankOrEmptyObject(k.Text) {
+				src = []byte(k.Text)
+			}
+			continue
+		}
+		root, err := jsonedit.Parse(src)
+		if err != nil || root.Kind != jsonedit.Object {
+			return src
+		}
+		n := root.Lookup(k.Keys...)
+		if n == nil || len(n.Members) > 0 || len(n.Elems) > 0 || string(n.Text(src)) == k.Text {
+			continue
+		}
+		if n.Kind == jsonedit.String {
+			var was string
+			if now, ok := n.Str(src); ok && json.Unmarshal([]byte(k.Text), &was) == nil && was == now {
+				src = jsonedit.ReplaceText(src, n, k.Text)
+			}
+			continue
+		}
+		if want, err := jsonedit.Parse([]byte(k.Text)); err == nil && want.Kind == n.Kind && len(want.Members) == 0 && len(want.Elems) == 0 && (n.Kind == jsonedit.Object || n.Kind == jsonedit.Array) {
+			src = jsonedit.ReplaceText(src, n, k.Text)
+		}
+	}
+	return src
+}
+
+func blankOrEmptyObject(s string) bool {
+	if strings.TrimSpace(s) == "" {
+		return true
+	}
+	root, err := jsonedit.Parse([]byte(s))
+	return err == nil && root.Kind == jsonedit.Object && len(root.Members) == 0
 }
 
 // setCommand rewrites one entry's command string in place.
@@ -143,7 +265,8 @@ type hookSpec struct {
 	agent  string
 	events []string
 	path   string
-	refs   Refs // which commands are tma's
+	refs   Refs   // which commands are tma's
+	kept   []Kept // the user's containers an earlier install filled
 }
 
 // install returns src with every event wired exactly once, stale or
@@ -163,7 +286,7 @@ func (h hookSpec) install(env Env, src []byte, w *Wrapper, respell bool) ([]byte
 		kept := map[string]bool{}
 		for _, e := range h.shape.entries(src, root, h.agent, h.refs) {
 			if !want[e.event] || e.cmdEvent != e.event || kept[e.event] {
-				src, changed = h.shape.removeEntry(src, root, e), true
+				src, changed = h.shape.removeEntry(src, root, e, keeps(h.kept, h.path)), true
 				break
 			}
 			kept[e.event] = true
@@ -222,7 +345,7 @@ func (h hookSpec) uninstall(src []byte) ([]byte, error) {
 		if len(es) == 0 {
 			return src, nil
 		}
-		src = h.shape.removeEntry(src, root, es[0])
+		src = h.shape.removeEntry(src, root, es[0], keeps(h.kept, h.path))
 	}
 }
 

@@ -29,6 +29,27 @@ type AgentRecord struct {
 	Wrapper     string    `toml:"wrapper"` // the reference written
 	Files       []string  `toml:"files"`
 	Created     []string  `toml:"created,omitempty"` // files install created
+	// Kept are the user's empty containers install filled, which uninstall
+	// leaves as they were.
+	Kept []Kept `toml:"kept,omitempty"`
+}
+
+// Keep adds ks to the agent's kept values; one already recorded for the
+// same file and keys is replaced (the newer install saw the user's bytes).
+func (a *AgentRecord) Keep(ks []Kept) {
+	for _, k := range ks {
+		i := 0
+		for ; i < len(a.Kept); i++ {
+			if o := a.Kept[i]; o.File == k.File && keyOf(o.Keys) == keyOf(k.Keys) {
+				break
+			}
+		}
+		if i < len(a.Kept) {
+			a.Kept[i] = k
+		} else {
+			a.Kept = append(a.Kept, k)
+		}
+	}
 }
 
 // TmuxRecord is one server's tmux hooks, by socket path.

@@ -41,6 +41,22 @@ func ReplaceValue(src []byte, n *Node, raw []byte) []byte {
 	return splice(src, n.Start, n.End, render(src, raw, lineIndent(src, n.Start), isPretty(src)))
 }
 
+// ReplaceText replaces one value's bytes with text exactly as given (no
+// layout): what puts back bytes an edit took.
+func ReplaceText(src []byte, n *Node, text string) []byte {
+	return splice(src, n.Start, n.End, text)
+}
+
+// Eol is the document's line ending: "\r\n" when its first line ends so,
+// else "\n". Every line an edit adds ends the same way, so a CRLF file
+// stays CRLF.
+func Eol(src []byte) string {
+	if i := bytes.IndexByte(src, '\n'); i > 0 && src[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
+}
+
 // DeleteMember removes the object's i-th member together with the separator
 // an InsertMember would have added, so an insert followed by a delete gives
 // back the original bytes.
@@ -90,7 +106,8 @@ func fillEmpty(src []byte, n *Node, item func(indent, colon string, pretty bool)
 	}
 	outer := lineIndent(src, n.Start)
 	inner := outer + Unit(src)
-	return splice(src, n.Start+1, n.End-1, "\n"+inner+item(inner, ": ", true)+"\n"+outer)
+	eol := Eol(src)
+	return splice(src, n.Start+1, n.End-1, eol+inner+item(inner, ": ", true)+eol+outer)
 }
 
 // layout reads how a non-empty container separates its items.
@@ -99,7 +116,7 @@ func layout(src []byte, n *Node) (sep, indent string, pretty bool) {
 	between := string(src[n.Start+1 : first])
 	if strings.Contains(between, "\n") {
 		indent = lineIndent(src, first)
-		return "\n" + indent, indent, true
+		return Eol(src) + indent, indent, true
 	}
 	if strings.TrimSpace(between) == "" {
 		return between, "", false
@@ -136,6 +153,11 @@ func render(src, raw []byte, indent string, pretty bool) string {
 	}
 	var b bytes.Buffer
 	_ = json.Indent(&b, c.Bytes(), indent, Unit(src))
+	// json.Indent breaks lines with \n alone; a string value holds no raw
+	// newline, so every \n is a line break.
+	if eol := Eol(src); eol != "\n" {
+		return strings.ReplaceAll(b.String(), "\n", eol)
+	}
 	return b.String()
 }
 

@@ -100,3 +100,42 @@ func TestReplaceValue(t *testing.T) {
 		t.Errorf("%q", out)
 	}
 }
+
+// TestCRLFStaysCRLF: every line an edit adds to a CRLF document ends in
+// CRLF (issue 27 item 17), and the delete that undoes it gives the bytes
+// back.
+func TestCRLFStaysCRLF(t *testing.T) {
+	raw := []byte(`{"Stop":[{"hooks":[{"type":"command","command":"tma-hook claude Stop"}]}]}`)
+	bare := func(s []byte) int { return strings.Count(string(s), "\n") - strings.Count(string(s), "\r\n") }
+	for _, d := range []string{
+		"{\r\n\t\"model\": \"sonnet\"\r\n}\r\n",
+		"{\r\n  \"a\": {},\r\n  \"b\": []\r\n}\r\n",
+		"{}\r\n",
+	} {
+		src := []byte(d)
+		if Eol(src) != "\r\n" && d != "{}\r\n" {
+			t.Fatalf("%q: Eol %q", d, Eol(src))
+		}
+		out := InsertMember(src, mustParse(t, src), "hooks", raw)
+		if n := bare(out); n > 0 {
+			t.Errorf("%q: insert added %d LF-only lines: %q", d, n, out)
+		}
+		r := mustParse(t, out)
+		if back := DeleteMember(out, r, r.Index("hooks")); string(back) != d {
+			t.Errorf("%q: round trip gave %q", d, back)
+		}
+	}
+	src := []byte("{\r\n  \"a\": {},\r\n  \"b\": []\r\n}\r\n")
+	root := mustParse(t, src)
+	out := InsertMember(src, root.Get("a"), "k", []byte(`[1]`))
+	if n := bare(out); n > 0 {
+		t.Errorf("fill an empty object: %q", out)
+	}
+	out = AppendElem(out, mustParse(t, out).Get("b"), []byte(`{"x":1}`))
+	if n := bare(out); n > 0 {
+		t.Errorf("fill an empty array: %q", out)
+	}
+	if Eol([]byte("{\n}\r\n")) != "\n" || Eol([]byte("{}")) != "\n" {
+		t.Error("Eol reads past the first line")
+	}
+}

@@ -47,32 +47,52 @@ func Find(src []byte, key string) (Statement, bool) {
 
 // Insert adds line as a new top-level statement after the last one (at the
 // top of the document when there is none), so it sits before every table.
+// The line ends as the document's lines do (Eol).
 func Insert(src []byte, line string) []byte {
 	stmts, _ := Scan(src)
 	at := 0
 	if len(stmts) > 0 {
 		at = stmts[len(stmts)-1].End
 	}
+	eol := Eol(src)
 	if at == len(src) && at > 0 && src[at-1] != '\n' {
-		return splice(src, at, at, "\n"+line)
+		return splice(src, at, at, eol+line)
 	}
-	return splice(src, at, at, line+"\n")
+	return splice(src, at, at, line+eol)
 }
 
-// Replace swaps a statement for line, keeping its trailing newline.
+// Eol is the document's line ending: "\r\n" when its first line ends so,
+// else "\n".
+func Eol(src []byte) string {
+	if i := bytes.IndexByte(src, '\n'); i > 0 && src[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// Replace swaps a statement for line, keeping its trailing newline (CRLF
+// or LF).
 func Replace(src []byte, s Statement, line string) []byte {
 	end := s.End
 	if end > s.Start && src[end-1] == '\n' {
 		end--
+		if end > s.Start && src[end-1] == '\r' {
+			end--
+		}
 	}
 	return splice(src, s.Start, end, line)
 }
 
 // Delete removes a statement's lines; one at the very end of a document
-// with no final newline takes the newline before it too, undoing Insert.
+// with no final newline takes the line break before it too (CRLF or LF),
+// undoing Insert.
 func Delete(src []byte, s Statement) []byte {
 	if s.End == len(src) && (s.End == s.Start || src[s.End-1] != '\n') && s.Start > 0 && src[s.Start-1] == '\n' {
-		return splice(src, s.Start-1, s.End, "")
+		from := s.Start - 1
+		if from > 0 && src[from-1] == '\r' {
+			from--
+		}
+		return splice(src, from, s.End, "")
 	}
 	return splice(src, s.Start, s.End, "")
 }

@@ -1,6 +1,7 @@
 package tomledit
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -51,5 +52,33 @@ func TestFindMultiline(t *testing.T) {
 	}
 	if s, ok := Find([]byte(`"notify" = []`+"\n"), "notify"); !ok || s.Key != "notify" {
 		t.Error("quoted key")
+	}
+}
+
+// TestCRLF: a CRLF document gets CRLF lines (issue 27 item 17), a
+// replaced statement keeps its CRLF, and every edit undoes byte for byte.
+func TestCRLF(t *testing.T) {
+	for _, d := range []string{
+		"model = \"o3\"\r\n",
+		"a = 1\r\nmodel = \"o3\"",
+		"# c\r\n[p]\r\nx = 1\r\n",
+		"model = \"o3\"\r\n[p]\r\nx = 1\r\n",
+	} {
+		out := Insert([]byte(d), line)
+		if n := strings.Count(string(out), "\n") - strings.Count(string(out), "\r\n"); n > 0 {
+			t.Errorf("%q: insert gave %q", d, out)
+		}
+		s, ok := Find(out, "notify")
+		if !ok {
+			t.Fatalf("%q: not found in %q", d, out)
+		}
+		if back := Delete(out, s); string(back) != d {
+			t.Errorf("round trip %q -> %q -> %q", d, out, back)
+		}
+	}
+	src := []byte("notify = [\"x\"]\r\nmodel = 1\r\n")
+	s, _ := Find(src, "notify")
+	if got := string(Replace(src, s, line)); got != line+"\r\nmodel = 1\r\n" {
+		t.Errorf("replace: %q", got)
 	}
 }

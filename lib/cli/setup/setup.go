@@ -222,11 +222,12 @@ func (r *run) ctx(a install.Adapter) *install.Ctx {
 	}
 	created := map[string]bool{}
 	written := ""
+	var kept []install.Kept
 	if ar := r.record.Agents[a.Name()]; ar != nil {
 		for _, f := range ar.Created {
 			created[f] = true
 		}
-		written = ar.Wrapper
+		written, kept = ar.Wrapper, ar.Kept
 	}
 	return &install.Ctx{
 		Env:        r.env,
@@ -239,6 +240,7 @@ func (r *run) ctx(a install.Adapter) *install.Ctx {
 		Recorded:   r.slRecord.Has(a.Name()),
 		Created:    created,
 		Written:    written,
+		Kept:       kept,
 	}
 }
 
@@ -392,7 +394,7 @@ func (r *run) installAgents(targets []install.Adapter) {
 		} else {
 			r.out("tma: installed hooks for %s", a.Name())
 		}
-		r.recordAgent(a, c, created, len(plan.Changes) > 0)
+		r.recordAgent(a, c, created, plan.Kept, len(plan.Changes) > 0)
 	}
 	if anyDone {
 		r.installTmux()
@@ -403,7 +405,7 @@ func (r *run) installAgents(targets []install.Adapter) {
 // recordAgent notes an agent's completed install. An install that changed
 // nothing keeps the recorded time, so a re-run leaves the record's bytes
 // as they were.
-func (r *run) recordAgent(a install.Adapter, c *install.Ctx, created []string, changed bool) {
+func (r *run) recordAgent(a install.Adapter, c *install.Ctx, created []string, kept []install.Kept, changed bool) {
 	ar := r.record.Agents[a.Name()]
 	if ar == nil {
 		ar = &install.AgentRecord{}
@@ -419,6 +421,7 @@ func (r *run) recordAgent(a install.Adapter, c *install.Ctx, created []string, c
 			ar.Created = append(ar.Created, f)
 		}
 	}
+	ar.Keep(kept)
 	switch c.Statusline {
 	case install.StatuslineOn:
 		r.slRecord.Set(a.Name(), true)
