@@ -21,13 +21,18 @@ func ShimCommand(tmaPath, agent, orig string) string {
 	if orig != "" {
 		tail = "sh -c " + shq(orig)
 	}
-	return fmt.Sprintf(`_TMA_BIN=%s; [ -x "$_TMA_BIN" ] || _TMA_BIN=tma; _tma_in=$(cat); (printf '%%s' "$_tma_in" | "$_TMA_BIN" event --agent %s --kind context >/dev/null 2>&1 &); printf '%%s' "$_tma_in" | %s`,
+	// The payload is read whole, trailing newlines included: a command
+	// substitution strips them, so a "." rides behind them and is cut.
+	return fmt.Sprintf(`_TMA_BIN=%s; [ -x "$_TMA_BIN" ] || _TMA_BIN=tma; _tma_in=$(cat; echo .); _tma_in=${_tma_in%%.}; (printf '%%s' "$_tma_in" | "$_TMA_BIN" event --agent %s --kind context >/dev/null 2>&1 &); printf '%%s' "$_tma_in" | %s`,
 		shq(tmaPath), agent, tail)
 }
 
 const sq = `'(?:[^']|'\\'')*'`
 
-var shimRE = regexp.MustCompile(`^_TMA_BIN=(` + sq + `); \[ -x "\$_TMA_BIN" \] \|\| _TMA_BIN=tma; _tma_in=\$\(cat\); \(printf '%s' "\$_tma_in" \| "\$_TMA_BIN" event --agent (\S+) --kind context >/dev/null 2>&1 &\); printf '%s' "\$_tma_in" \| (?:sh -c (` + sq + `)|cat >/dev/null)$`)
+// shimRE reads a shim this build writes, and the one earlier builds wrote
+// (`_tma_in=$(cat);`, which lost the payload's trailing newlines): install
+// rewrites that one, uninstall restores what either wrapped.
+var shimRE = regexp.MustCompile(`^_TMA_BIN=(` + sq + `); \[ -x "\$_TMA_BIN" \] \|\| _TMA_BIN=tma; _tma_in=\$\(cat(?:; echo \.\); _tma_in=\$\{_tma_in%\.\}|\)); \(printf '%s' "\$_tma_in" \| "\$_TMA_BIN" event --agent (\S+) --kind context >/dev/null 2>&1 &\); printf '%s' "\$_tma_in" \| (?:sh -c (` + sq + `)|cat >/dev/null)$`)
 
 // ParseShim reads a shim: the tma path, the agent and the wrapped command.
 func ParseShim(cmd string) (tmaPath, agent, orig string, ok bool) {

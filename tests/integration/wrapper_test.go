@@ -47,4 +47,30 @@ func TestInstallWritesANamedWrapper(t *testing.T) {
 	if out, errs, code := e.tma("install-hooks", "--check", "--wrapper-ref", "absolute"); code != 0 {
 		t.Errorf("--check: exit %d\n%s%s", code, out, errs)
 	}
+
+	// The uninstall of the last wired agent removes the wrapper install
+	// wrote (nothing calls it any more), shown and confirmed as any file
+	// (issue 27 item 19: it was left behind).
+	out, errs, code = e.tma("install-hooks", "claude", "--uninstall", "--yes")
+	if code != 0 || !strings.Contains(out, "tma: proposed change to "+wrapper+" (tma-hook wrapper):\n  (remove the file)\n") ||
+		!strings.Contains(out, "tma: removed the tma-hook wrapper install wrote at "+wrapper+"\n") {
+		t.Fatalf("uninstall: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(wrapper); !os.IsNotExist(err) {
+		t.Errorf("the written wrapper is still there: %v", err)
+	}
+	// A wrapper of the user's own at that path is never removed.
+	mine := "#!/bin/sh\nexec '" + filepath.Join(binDir, "tma-hook") + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, errs, code := e.tma("install-hooks", "claude", "--yes", "--wrapper-ref", "absolute"); code != 0 || strings.Contains(out, "(tma-hook wrapper)") {
+		t.Fatalf("install over the user's wrapper: exit %d\n%s%s", code, out, errs)
+	}
+	if out, errs, code := e.tma("install-hooks", "claude", "--uninstall", "--yes"); code != 0 || strings.Contains(out, "tma-hook wrapper") {
+		t.Fatalf("uninstall with the user's wrapper: exit %d\n%s%s", code, out, errs)
+	}
+	if b, err := os.ReadFile(wrapper); err != nil || string(b) != mine {
+		t.Errorf("the user's wrapper: %v %q", err, b)
+	}
 }

@@ -520,6 +520,7 @@ func (r *run) uninstall() int {
 	}
 	if len(r.wiredAgents()) == 0 && !r.declined && !r.failed {
 		r.lastUninstall()
+		r.removeWrittenWrapper()
 	}
 	r.saveRecords()
 	return r.exit()
