@@ -13,7 +13,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tmaproject/tma/lib/cli/act"
+	"github.com/tmaproject/tma/lib/cli/daemon"
 	"github.com/tmaproject/tma/lib/cli/fold"
+	"github.com/tmaproject/tma/lib/cli/hook"
+	"github.com/tmaproject/tma/lib/cli/notify"
 	"github.com/tmaproject/tma/lib/cli/pick"
 	"github.com/tmaproject/tma/lib/cli/scan"
 	"github.com/tmaproject/tma/lib/cli/serve"
@@ -24,14 +27,17 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"tma-scan":  func() { os.Exit(scancmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-fold":  func() { os.Exit(foldcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-stamp": func() { os.Exit(stampcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-view":  func() { os.Exit(viewcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-pick":  func() { os.Exit(pickcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-act":   func() { os.Exit(actcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-setup": func() { os.Exit(setupcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"tma-serve": func() { os.Exit(servecmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-scan":   func() { os.Exit(scancmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-fold":   func() { os.Exit(foldcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-stamp":  func() { os.Exit(stampcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-view":   func() { os.Exit(viewcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-pick":   func() { os.Exit(pickcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-act":    func() { os.Exit(actcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-setup":  func() { os.Exit(setupcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-serve":  func() { os.Exit(servecmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-hook":   func() { os.Exit(hookcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-notify": func() { os.Exit(notifycmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tma-daemon": func() { os.Exit(daemoncmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -54,8 +54,26 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer early.Abandon()
 	var c cli
-	if _, _, ok := common.Parse(e, &c, "Record one agent hook event in its tmux pane: tma-hook <agent> <event> [payload]; the payload is read from stdin when not given.", args); !ok {
-		return 0
+	switch verb(args) {
+	case "":
+		if _, _, ok := common.Parse(e, &c, "Record one agent hook event in its tmux pane: tma-hook <agent> <event> [payload]; the payload is read from stdin when not given.", args); !ok {
+			return 0
+		}
+	default:
+		var v verbs
+		kctx, _, ok := common.Parse(e, &v, "The internal verbs of tma-hook: an event with named flags, the attention clear.", args)
+		if !ok {
+			return 0
+		}
+		c.Globals = v.Globals
+		if kctx.Command() == "event" {
+			c.Agent, c.Event, c.Pane, c.Payload = v.Event.Agent, v.Event.Kind, v.Event.Pane, v.Event.Payload
+			if c.Payload == "-" {
+				c.Payload = ""
+			}
+		} else if c.ClearAttention = v.ClearAttention.Pane; c.ClearAttention == "" {
+			return 0 // an empty pane word: nothing to clear
+		}
 	}
 	debug := e.Getenv("TMA_HOOK_DEBUG") != ""
 	say := func(format string, a ...any) {

@@ -22,10 +22,16 @@ type runCmd struct {
 	Command string `arg:"" help:"the notify command (sh -c)."`
 }
 
+// debugCmd holds `tma debug notify-test`, named in this grammar as the
+// user types it, so its help says so.
+type debugCmd struct {
+	NotifyTest testCmd `cmd:"" name:"notify-test" help:"run the command a trigger resolves to with a representative payload, wait, and report."`
+}
+
 type cli struct {
 	common.Globals
-	Test testCmd `cmd:"" help:"run the command a trigger resolves to with a representative payload, wait, and report (tma debug notify-test)."`
-	Run  runCmd  `cmd:"" hidden:"" help:"internal: run a fire's command under its bound and record the outcome (the payload on stdin)."`
+	Debug debugCmd `cmd:"" help:"inspection: debug notify-test."`
+	Run   runCmd   `cmd:"" hidden:"" help:"internal: run a fire's command under its bound and record the outcome (the payload on stdin)."`
 }
 
 // Run is tma-notify's main.
@@ -39,7 +45,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if strings.HasPrefix(kctx.Command(), "run") {
 		return supervise(e, &c.Run)
 	}
-	return test(e, &c.Globals, &c.Test)
+	return test(e, &c.Globals, &c.Debug.NotifyTest)
 }
 
 // supervise is what a fire leaves running in the background: it has the

@@ -36,7 +36,7 @@ func TestEveryHintedCommandRuns(t *testing.T) {
 			t.Fatalf("hint %q is not a notify-test", hint)
 		}
 		var out, errs bytes.Buffer
-		if code := Run(append([]string{"test"}, strings.Fields(args)...), nil, &out, &errs); code != 0 {
+		if code := Run(append([]string{"debug", "notify-test"}, strings.Fields(args)...), nil, &out, &errs); code != 0 {
 			t.Errorf("%s: exit %d\n%s%s", hint, code, out.String(), errs.String())
 		}
 		if !strings.Contains(out.String(), "\ncommand   cat >/dev/null\nexit      0\n") {
@@ -53,7 +53,7 @@ func TestCompletionTestSendsACompletion(t *testing.T) {
 	cfg := filepath.Join(dir, "config.toml")
 	writeFile(t, cfg, "[notify]\ncommand = \"cat >"+dir+"/global\"\n[notify.blocked]\ncommand = \"cat >"+dir+"/blocked\"\n")
 	var out, errs bytes.Buffer
-	if code := Run([]string{"test", "--trigger", "completion", "--config", cfg}, nil, &out, &errs); code != 0 {
+	if code := Run([]string{"debug", "notify-test", "--trigger", "completion", "--config", cfg}, nil, &out, &errs); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errs.String())
 	}
 	want := `{"schema":1,"action":"notify-test","pane":"%0","agent":"claude","outcome":"exited","exit_code":0,"locator":"main:1.0","lock_release_failed":false}`
@@ -67,7 +67,7 @@ func TestCompletionTestSendsACompletion(t *testing.T) {
 	writeFile(t, cfg, "[notify.blocked]\ncommand = \"true\"\n")
 	out.Reset()
 	errs.Reset()
-	if code := Run([]string{"test", "--trigger", "completion", "--config", cfg}, nil, &out, &errs); code != 1 ||
+	if code := Run([]string{"debug", "notify-test", "--trigger", "completion", "--config", cfg}, nil, &out, &errs); code != 1 ||
 		!strings.Contains(errs.String(), "trigger completion resolves to no command\nhint: set [notify] command (a completion uses the global one)") {
 		t.Errorf("no global command: exit %d\n%s%s", code, out.String(), errs.String())
 	}

@@ -53,8 +53,8 @@ var routes = []struct {
 }{
 	{"ls", "ls", viewcmd.Grammar},
 	{"status", "status", viewcmd.Grammar},
-	{"debug explain", "explain", viewcmd.Grammar},
-	{"debug notify-test", "test", notifycmd.Grammar},
+	{"debug explain", "debug explain", viewcmd.Grammar},
+	{"debug notify-test", "debug notify-test", notifycmd.Grammar},
 	{"debug transitions", "debug transitions", daemoncmd.Grammar},
 	{"doctor", "doctor", grammar},
 	{"init", "init", grammar},

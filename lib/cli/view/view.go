@@ -33,6 +33,12 @@ type explainCmd struct {
 	JSON bool   `name:"json" help:"print the schema-1 document."`
 }
 
+// debugCmd holds `tma debug explain`, named in this grammar as the user
+// types it, so its help says so.
+type debugCmd struct {
+	Explain explainCmd `cmd:"" help:"explain one pane's verdict (input from tma-fold --explain)."`
+}
+
 type versionCmd struct {
 	Short bool `name:"short" help:"print only the first line, tma <version> (what tma --version prints)."`
 }
@@ -42,7 +48,7 @@ type cli struct {
 	Version versionCmd `cmd:"" help:"print the version and build information (commit, date, Go version)."`
 	Ls      lsCmd      `cmd:"" help:"list agent rows (tab-separated, or --json)."`
 	Status  statusCmd  `cmd:"" help:"print state counts."`
-	Explain explainCmd `cmd:"" help:"explain one pane's verdict (input from tma-fold --explain)."`
+	Debug   debugCmd   `cmd:"" help:"inspection: debug explain."`
 }
 
 // Run is tma-view's main.
@@ -155,10 +161,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail("no cycle reached the end of the pipeline (an earlier stage failed)", common.ExitFail)
 	}
 
-	if cmd == "explain <pane>" {
+	if cmd == "debug explain <pane>" {
 		for _, p := range panes {
-			if p.Pane == c.Explain.Pane {
-				if c.Explain.JSON {
+			if p.Pane == c.Debug.Explain.Pane {
+				if c.Debug.Explain.JSON {
 					err = view.ExplainJSON(stdout, p)
 				} else {
 					err = view.ExplainText(stdout, p)
@@ -169,7 +175,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				return common.ExitOK
 			}
 		}
-		return fail(fmt.Sprintf("no such pane: %s", c.Explain.Pane), common.ExitVanish)
+		return fail(fmt.Sprintf("no such pane: %s", c.Debug.Explain.Pane), common.ExitVanish)
 	}
 
 	var git *gitinfo.Resolver
