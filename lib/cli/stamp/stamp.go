@@ -1,6 +1,7 @@
 package stampcmd
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -18,6 +19,7 @@ type cli struct {
 	StatusRun bool `name:"status-run" hidden:"" help:"this cycle is a tma status run: mark its time (the server's .status file, @tma_status_at) for doctor's ambient line."`
 	Notify    bool `name:"notify" help:"fire [notify] for the episodes this stage's commits win, with the daemon-only triggers (stall, context_high, osc_progress): what the daemon runs."`
 	Folds     bool `name:"folds" hidden:"" help:"no tma-fold runs before this stage (the dispatcher's ls, status, wait and subscribe): this stage folds and says the load warnings the fold would."`
+	Writes    bool `name:"writes" hidden:"" help:"tma debug stamp: print the tmux lines this stage sends (with --dry-run, would send) on stdout, one per line, instead of records; as the pipeline's last stage, an upstream failure is said on stderr and is the exit code."`
 }
 
 // Run is tma-stamp's main.
@@ -38,8 +40,20 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c.Folds {
 		le = e
 	}
-	return common.Filter(le, &c.Globals, func(loaded *common.Loaded, g *record.Group, w *record.Writer) error {
+	// tma debug stamp: the lines go to stdout, the records nowhere, and
+	// the first error of the pipeline (the scan's, or this commit's) is
+	// this stage's to say, as the last stage.
+	show := stderr
+	var upstream *record.Error
+	if c.Writes {
+		q := *le
+		q.Stdout, le, show = io.Discard, &q, stdout
+	}
+	code := common.Filter(le, &c.Globals, func(loaded *common.Loaded, g *record.Group, w *record.Writer) error {
 		if g.Cycle == nil {
+			if len(g.Errors) > 0 && upstream == nil {
+				upstream = g.Errors[0]
+			}
 			w.WriteGroup(g)
 			return nil
 		}
@@ -62,11 +76,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if nt != nil {
 			lines, nonce = nt.arm(loaded.Config, func(a string) bool { return loaded.Manifests.Get(a).CoversContext() }, g, lines)
 		}
-		if c.DryRun {
+		if c.DryRun || c.Writes {
 			for _, l := range lines {
-				_, _ = io.WriteString(stderr, l+"\n")
+				_, _ = io.WriteString(show, l+"\n")
 			}
-		} else {
+		}
+		if !c.DryRun {
 			tc := c.Tmux(e, loaded.Config)
 			if g.Cycle.Server != "" {
 				// Write to the server the cycle observed, however it was named.
@@ -84,7 +99,16 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				nt.windows(loaded.Config, tc, g, plan.Rows)
 			}
 		}
+		if len(g.Errors) > 0 && upstream == nil {
+			upstream = g.Errors[0] // the scan's, or this commit's own
+		}
 		w.WriteGroup(&record.Group{Cycle: g.Cycle, Rows: plan.Rows, Other: g.Other, Errors: g.Errors, End: g.End})
 		return nil
 	})
+	if c.Writes && code == common.ExitOK && upstream != nil {
+		// The last stage says the pipeline's failure, once.
+		fmt.Fprintf(stderr, "%s: error: %s\n", e.Tool, upstream.Message)
+		return upstream.ExitCode()
+	}
+	return code
 }
