@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
+	"github.com/tmaproject/tma/lib/arrival"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/tmux"
 )
@@ -15,7 +17,8 @@ import (
 // hook kind, of the pane just left: after-select-pane leaves a pane of the
 // same window (its last pane); session-window-changed leaves the active pane
 // of the session's previous window. A session switch fires neither, so it
-// clears nothing behind it.
+// clears nothing behind it. A move made by `tma jump --next` clears nothing
+// at all (lib/arrival).
 func clearAttention(ctx context.Context, e *common.Env, g *common.Globals, pane, kind string) error {
 	if !tmux.ValidPaneID(pane) {
 		return nil // an unexpanded #{pane_id}, or garbage: nothing to do
@@ -25,60 +28,52 @@ func clearAttention(ctx context.Context, e *common.Env, g *common.Globals, pane,
 	// Every pane (one call): the session's for the clear, the whole server's
 	// for the watchers to nudge.
 	out, _, err := tc.Run(ctx, "", "list-panes", "-a", "-F",
-		"#{pane_id}"+sep+"#{window_id}"+sep+"#{pane_active}"+sep+"#{pane_last}"+sep+"#{window_active}"+sep+"#{window_last_flag}"+sep+"#{@agent_attention}"+sep+"#{session_id}"+sep+"#{@tma_watch_pid}")
+		"#{pane_id}"+sep+"#{window_id}"+sep+"#{pane_active}"+sep+"#{pane_last}"+sep+"#{window_active}"+sep+"#{window_last_flag}"+sep+"#{@agent_attention}"+sep+"#{session_id}"+sep+"#{@tma_watch_pid}"+sep+"#{"+arrival.NextMark+"}")
 	if err != nil {
 		return err
 	}
 	out = strings.ReplaceAll(out, `\037`, sep)
-	type row struct{ id, win, active, last, winActive, winLast, attn, sess, watch string }
+	type row struct {
+		arrival.Pane
+		sess, watch string
+	}
 	var all []row
-	win, sess := "", ""
+	sess := ""
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Split(line, sep)
-		if len(f) != 9 {
+		if len(f) != 10 {
 			continue
 		}
-		r := row{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]}
+		r := row{arrival.Pane{ID: f[0], Window: f[1], Active: f[2] == "1", Last: f[3] == "1", WindowActive: f[4] == "1",
+			WindowLast: f[5] == "1", Attention: f[6] != "", Next: f[9]}, f[7], f[8]}
 		all = append(all, r)
-		if r.id == pane {
-			win, sess = r.win, r.sess
+		if r.ID == pane {
+			sess = r.sess
 		}
 	}
-	var rows []row
+	var panes []arrival.Pane
 	for _, r := range all {
 		if r.sess == sess {
-			rows = append(rows, r)
+			panes = append(panes, r.Pane)
 		}
 	}
-	targets := map[string]bool{pane: true}
-	for _, r := range rows {
-		// A select-pane in a window nobody is looking at (not its session's
-		// current window) arrives nowhere: only the pane it left clears.
-		if kind == "after-select-pane" && r.id == pane && r.winActive != "1" {
-			targets[pane] = false
-		}
-	}
-	for _, r := range rows {
-		switch kind {
-		case "after-select-pane":
-			if r.win == win && r.last == "1" && r.id != pane {
-				targets[r.id] = true
-			}
-		case "session-window-changed":
-			if r.winLast == "1" && r.active == "1" && r.win != win {
-				targets[r.id] = true
-			}
-		}
-	}
+	plan := arrival.Decide(panes, pane, kind, time.Now().UnixMilli())
 	var lines []string
-	for _, r := range rows {
-		if targets[r.id] && r.attn != "" {
-			l, err := tmux.Write{Pane: r.id, Sets: []tmux.Set{{Name: "@agent_attention", Unset: true}}}.Line()
-			if err != nil {
-				return err
-			}
-			lines = append(lines, l)
+	for _, id := range plan.Clear {
+		l, err := tmux.Write{Pane: id, Sets: []tmux.Set{{Name: "@agent_attention", Unset: true}}}.Line()
+		if err != nil {
+			return err
 		}
+		lines = append(lines, l)
+	}
+	for _, r := range plan.Unmark {
+		unset := "set -pu -t " + r.ID + " " + arrival.NextMark
+		if _, err := strconv.ParseInt(r.Next, 10, 64); err != nil {
+			lines = append(lines, unset) // not a mark tma wrote
+			continue
+		}
+		// Only the mark read: a --next landing there since keeps its own.
+		lines = append(lines, "if-shell -F -t "+r.ID+" "+tmux.Quote("#{==:#{"+arrival.NextMark+"},"+r.Next+"}")+" "+tmux.Quote(unset))
 	}
 	if len(lines) > 0 {
 		_, err = tc.Exec(ctx, lines)

@@ -3,7 +3,9 @@ package pickcmd
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/tmaproject/tma/lib/arrival"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
@@ -163,6 +165,15 @@ func (s *sess) jump(f *fleet.Fleet, d jump.Direction, pane string, sel *selector
 	lines, err := jump.Move(cl.Name, dest, clear, opt, trail)
 	if err != nil {
 		return s.fail(err)
+	}
+	if d == jump.Next && dest != cl.Pane {
+		// Marked before the move: the attention-clear hooks the move fires
+		// leave every mark alone (lib/arrival).
+		l, err := arrival.MarkLine(dest, time.Now().UnixMilli())
+		if err != nil {
+			return s.fail(err)
+		}
+		lines = append([]string{l}, lines...)
 	}
 	return s.exec(f, lines)
 }
