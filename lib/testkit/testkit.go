@@ -131,6 +131,9 @@ func (s *Server) StartAgent(name, screen string) *Agent {
 		o, _ := s.Run("display", "-p", "-t", a.Pane, "#{pane_current_command}")
 		return strings.TrimSpace(o) == name
 	}, "agent "+name+" in the foreground of "+a.Pane)
+	// In the foreground is not yet painted: a capture before the paint
+	// reads a blank screen (seen under load).
+	a.waitShown(screen)
 	return a
 }
 
@@ -152,6 +155,9 @@ func (s *Server) StartRecordingAgent(name, screen string) (*Agent, string) {
 		o, _ := s.Run("display", "-p", "-t", a.Pane, "#{pane_current_command}")
 		return strings.TrimSpace(o) == name
 	}, "agent "+name+" in the foreground of "+a.Pane)
+	// In the foreground is not yet painted: a capture before the paint
+	// reads a blank screen (seen under load).
+	a.waitShown(screen)
 	return a, log
 }
 
@@ -161,12 +167,17 @@ func (a *Agent) Paint(screen string) {
 	if err := os.WriteFile(a.Screen, []byte(screen), 0o644); err != nil {
 		a.s.T.Fatal(err)
 	}
+	a.waitShown(screen)
+}
+
+// waitShown waits until every line of screen is on the pane: screens
+// often share their last lines (a footer), so one line proves nothing.
+func (a *Agent) waitShown(screen string) {
+	a.s.T.Helper()
 	body := screen
 	if i := strings.Index(screen, "\n---\n"); i >= 0 && strings.HasPrefix(screen, "# ") {
 		body = screen[i+5:]
 	}
-	// Wait for every line of the new screen: screens often share their
-	// last lines (a footer), so one line proves nothing.
 	var want []string
 	for _, l := range strings.Split(body, "\n") {
 		if t := strings.TrimSpace(stripEsc(l)); t != "" {
