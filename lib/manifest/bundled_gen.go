@@ -720,7 +720,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "gemini",
 			Source:           "bundled:gemini.toml",
 			Bundled:          true,
-			Digest:           "a9cae24cdda72c14",
+			Digest:           "5115c0ab30484f6b",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"gemini", "node"},
 			TitlePatterns:    []*Regex{lazyRegex(`^\S{1,2}\s+(Ready|Working|Action Required)\b`)},
@@ -843,19 +843,19 @@ func bundledAgent(name string) *Agent {
 						Kind: MatchAll,
 						Children: []*Match{
 							{
-								Kind: MatchLineRegex,
-								Text: `^│\s*●\s*\d+\.\s`,
-								Re:   lazyRegex(`^│\s*●\s*\d+\.\s`),
-							},
-							{
-								Kind: MatchLineRegex,
-								Text: `^│\s*\(Use Enter to select\)\s*│$`,
-								Re:   lazyRegex(`^│\s*\(Use Enter to select\)\s*│$`),
-							},
-							{
 								Kind: MatchRegex,
-								Text: `(^|\n)╰─+╯\s*\z`,
-								Re:   lazyRegex(`(?m)(^|\n)╰─+╯\s*\z`),
+								Text: `^│ +● \d+\. .*│\n(?:│.*│\n)*│ +\(Use Enter to select\) +│\n(?:│.*│\n)*╰─+╯$`,
+								Re:   lazyRegex(`(?m)^│ +● \d+\. .*│\n(?:│.*│\n)*│ +\(Use Enter to select\) +│\n(?:│.*│\n)*╰─+╯$`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `^╰─+╯\n(?s:.*)(?:>   Type your message|workspace \(/directory\))`,
+										Re:   lazyRegex(`(?m)^╰─+╯\n(?s:.*)(?:>   Type your message|workspace \(/directory\))`),
+									},
+								},
 							},
 						},
 					},
@@ -872,19 +872,19 @@ func bundledAgent(name string) *Agent {
 						Kind: MatchAll,
 						Children: []*Match{
 							{
-								Kind: MatchLineRegex,
-								Text: `^│\s*Enter Gemini API Key\s*│$`,
-								Re:   lazyRegex(`^│\s*Enter Gemini API Key\s*│$`),
-							},
-							{
-								Kind: MatchLineRegex,
-								Text: `^│\s*\(Press Enter to submit, Esc to cancel\b`,
-								Re:   lazyRegex(`^│\s*\(Press Enter to submit, Esc to cancel\b`),
-							},
-							{
 								Kind: MatchRegex,
-								Text: `(^|\n)╰─+╯\s*\z`,
-								Re:   lazyRegex(`(?m)(^|\n)╰─+╯\s*\z`),
+								Text: `^│ +Enter Gemini API Key +│\n(?:│.*│\n)*│ +\(Press Enter to submit, Esc to cancel\b.*│\n(?:│.*│\n)*╰─+╯$`,
+								Re:   lazyRegex(`(?m)^│ +Enter Gemini API Key +│\n(?:│.*│\n)*│ +\(Press Enter to submit, Esc to cancel\b.*│\n(?:│.*│\n)*╰─+╯$`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `^╰─+╯\n(?s:.*)(?:>   Type your message|workspace \(/directory\))`,
+										Re:   lazyRegex(`(?m)^╰─+╯\n(?s:.*)(?:>   Type your message|workspace \(/directory\))`),
+									},
+								},
 							},
 						},
 					},
@@ -920,7 +920,7 @@ func bundledAgent(name string) *Agent {
 					Index:  7,
 					State:  "idle",
 					Label:  "input-box",
-					Region: "bottom_non_empty_lines(8)",
+					Region: "bottom_non_empty_lines(30)",
 					Match: &Match{
 						Kind: MatchAny,
 						Children: []*Match{
@@ -936,7 +936,7 @@ func bundledAgent(name string) *Agent {
 							},
 						},
 					},
-					region: screen.Region{Kind: screen.BottomNonEmpty, N: 8},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
 				},
 			},
 			Details: map[string]Detail{},
