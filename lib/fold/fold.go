@@ -386,14 +386,27 @@ func (f *folder) keep(why string) {
 
 // inputClear retires attention once someone displaying the pane typed after
 // the mark was raised (whole seconds: tmux keeps client activity in seconds).
+//
+// Input no later than the second of the pane's last `tma jump --next`
+// arrival is not typing at this pane: a bound --next is itself a keystroke,
+// which tmux records as the client's activity, and the client shows this
+// pane by the next cycle. --next leaves attention untouched, so only input
+// in a later second clears (a key pressed within the jump's own second is
+// taken for the jump's; the next one clears).
 func (f *folder) inputClear() {
 	if !f.prior.Attention || f.v.SetAttention {
 		return
 	}
-	if f.p.ViewerActivity > 0 && f.p.ViewerActivity > f.prior.Since/1000 {
-		f.v.ClearAttn = true
-		f.note("a client displaying the pane typed after the attention mark: cleared")
+	act := f.p.ViewerActivity
+	if act <= 0 || act <= f.prior.Since/1000 {
+		return
 	}
+	if n := f.prior.NextAt; n > 0 && act <= n/1000 {
+		f.note("the latest input of a client displaying the pane is no later than the tma jump --next that brought it (%d): attention kept", n)
+		return
+	}
+	f.v.ClearAttn = true
+	f.note("a client displaying the pane typed after the attention mark: cleared")
 }
 
 func ruleLabel(r *manifest.Rule) string {

@@ -199,6 +199,21 @@ func TestFold(t *testing.T) {
 			p.ViewerActivity = now/1000 + 1
 			return p
 		}(), DefaultTuning, "hold idle capture -attn refresh"},
+		{"the keystroke of a bound jump --next is not input at its arrival", func() *record.Pane {
+			p := pane(stamped("idle", "capture", 1000, 5000).with("@agent_attention", "1").with("@tma_next_at", ms(now-200)), idleScreen)
+			p.ViewerActivity = (now - 200) / 1000
+			return p
+		}(), DefaultTuning, "hold idle capture refresh"},
+		{"…but input in a later second clears", func() *record.Pane {
+			p := pane(stamped("idle", "capture", 1000, 5000).with("@agent_attention", "1").with("@tma_next_at", ms(now-2000)), idleScreen)
+			p.ViewerActivity = now / 1000
+			return p
+		}(), DefaultTuning, "hold idle capture -attn refresh"},
+		{"a --next arrival before the mark was raised does not hide later input", func() *record.Pane {
+			p := pane(stamped("idle", "capture", 1000, 5000).with("@agent_attention", "1").with("@tma_next_at", ms(now-60_000)), idleScreen)
+			p.ViewerActivity = now/1000 + 1
+			return p
+		}(), DefaultTuning, "hold idle capture -attn refresh"},
 		{"input before the mark clears nothing", func() *record.Pane {
 			p := pane(stamped("idle", "capture", 1000, 5000).with("@agent_attention", "1"), idleScreen)
 			p.ViewerActivity = (now - 60_000) / 1000

@@ -22,6 +22,9 @@ type Prior struct {
 	IdleSince, UnblockSeen, RegDeadSince int64
 	MuteUntil                            int64
 	Attention                            bool
+	// NextAt is @tma_next_at (arrival.NextMark): when a `tma jump --next`
+	// last moved a client here, in epoch ms.
+	NextAt int64
 	// Foreign is an @agent_state outside the closed set (another tool wrote
 	// it); State is then empty and the pane is folded as if unstamped.
 	Foreign string
@@ -44,7 +47,7 @@ func ParsePrior(o map[string]string) Prior {
 		StampedAt: ms(o["@agent_stamped_at"], true), TurnAt: ms(o["@agent_turn_at"], true),
 		IdleSince: ms(o["@tma_idle_since"], true), UnblockSeen: ms(o["@tma_unblock_seen"], true),
 		RegDeadSince: ms(o["@tma_reg_dead_since"], true), MuteUntil: ms(o["@agent_mute_until"], false),
-		Attention: o["@agent_attention"] == "1",
+		Attention: o["@agent_attention"] == "1", NextAt: ms(o["@tma_next_at"], false),
 	}
 	p.Unexplained, p.UnexplainedAt = ms(o["@tma_unexplained"], false), ms(o["@tma_unexplained_at"], true)
 	p.Demoted = ms(o["@tma_demoted"], true)

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,48 @@ func TestJumpNextLeavesAttentionWithHooks(t *testing.T) {
 	e.s.WaitFor(func() bool { return e.s.Option(agents[1], "@agent_attention") == "" }, "arriving at "+agents[1]+" clears it")
 	if e.s.Option(agents[2], "@agent_attention") != "1" {
 		t.Error("a pane the client only passed through by --next lost its mark")
+	}
+}
+
+// TestBoundJumpNextKeepsAttention: a `tma jump --next` run from a key
+// binding is a keystroke of the client it moves, and tmux records it as that
+// client's activity; the next cycle must not take it for typing at the pane
+// it arrived at (issue 27 item 18: the fold's input clear retired the
+// arrival's mark one cycle after the jump). Typing there in a later second
+// still clears.
+func TestBoundJumpNextKeepsAttention(t *testing.T) {
+	e := newEnv(t, "")
+	home := e.window("s", "sleep 600")
+	a := e.s.StartAgent("claude", claudeWorking)
+	b := e.s.StartAgent("claude", claudeWorking)
+	c := e.attach(home)
+	c.waitPane(home, "attached")
+	// The marks come from transitions in a later second than the client's
+	// last input (attaching), or the input clear would rightly take them.
+	time.Sleep(1100 * time.Millisecond)
+	a.Paint(claudeBlocked)
+	b.Paint(claudeBlocked)
+	e.expect(a.Pane, "blocked/permission attn")
+	e.expect(b.Pane, "blocked/permission attn")
+	// The keystroke must fall in a later second than the marks' since, so
+	// that without the jump's mark it would read as input after them.
+	time.Sleep(1100 * time.Millisecond)
+	e.s.MustRun("bind-key", "n", "run-shell", filepath.Join(binDir, "tma")+" jump --next")
+	c.keys("\x02n")
+	c.waitPane(a.Pane, "prefix n")
+	if e.s.Option(a.Pane, arrival.NextMark) == "" {
+		t.Fatal("the bound --next set no mark on its arrival")
+	}
+	for i := 0; i < 2; i++ {
+		if got := e.ls()[a.Pane]; got != "blocked/permission attn" {
+			t.Fatalf("cycle %d after a bound --next: %s reads %q, want its attention kept", i+1, a.Pane, got)
+		}
+	}
+	// Typing at the pane, a second later, is input at it.
+	time.Sleep(1100 * time.Millisecond)
+	c.keys("x")
+	e.expect(a.Pane, "blocked/permission")
+	if e.s.Option(b.Pane, "@agent_attention") != "1" {
+		t.Error("a pane the client never visited lost its mark")
 	}
 }

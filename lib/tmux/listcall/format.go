@@ -17,6 +17,7 @@ var OptionNames = []string{
 	"@agent_mute_until", "@agent_ignore",
 	"@tma_watch_pid", "@tma_title_match_pid", "@tma_reg_dead_since", "@tma_idle_since",
 	"@tma_unblock_seen", "@tma_unexplained", "@tma_unexplained_at", "@tma_demoted",
+	"@tma_next_at",
 }
 
 // StandaloneOptions may stand on a pane without @agent_name: the user's
@@ -24,7 +25,7 @@ var OptionNames = []string{
 // watcher's pid), a state another tool wrote, and the name itself. Every
 // other option is only ever written in a tuple that carries @agent_name, so
 // the list reads those only where @agent_name is set: a plain shell pane
-// costs tmux 7 option lookups instead of 42, and a tmux option lookup walks
+// costs tmux 7 option lookups instead of 46, and a tmux option lookup walks
 // every option tree of the pane's scope, about as dear as a pane field.
 var StandaloneOptions = []string{"@agent_name", "@agent_state", "@agent_stamped_at",
 	"@agent_ignore", "@agent_mute_until", "@agent_action", "@tma_watch_pid"}
