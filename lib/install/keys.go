@@ -76,9 +76,16 @@ func (e Env) KeysDir(flag string) (dir string, pinned bool) {
 // SourceLine is the line added to the user's tmux config. By default tmux
 // expands the variables when it loads the config, so one config works on
 // every machine; a pinned dir is written literally, double-quoted.
+//
+// The default line names one file, chosen as ConfigDir chooses: the
+// absolute $XDG_CONFIG_HOME's, else ~/.config's. It used to name both, so
+// with XDG_CONFIG_HOME=~/.config (or a stale copy under ~/.config) tmux
+// loaded the file twice and ran every binding and the launcher twice.
+// source-file -F expands the format after the parser has substituted the
+// variables (an unset one is empty, which is not absolute).
 func SourceLine(dir string, pinned bool) string {
 	if !pinned {
-		return `source-file -q "$XDG_CONFIG_HOME/tma/tmux.conf" "$HOME/.config/tma/tmux.conf" ` + KeysMarker
+		return `source-file -qF "#{?#{m:/*,$XDG_CONFIG_HOME},$XDG_CONFIG_HOME,$HOME/.config}/tma/tmux.conf" ` + KeysMarker
 	}
 	p := filepath.Join(dir, "tmux.conf")
 	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`).Replace(p)

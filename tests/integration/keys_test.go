@@ -36,7 +36,7 @@ func read(t *testing.T, p string) string {
 	return string(b)
 }
 
-const sourceLine = `source-file -q "$XDG_CONFIG_HOME/tma/tmux.conf" "$HOME/.config/tma/tmux.conf" # tma keys`
+const sourceLine = `source-file -qF "#{?#{m:/*,$XDG_CONFIG_HOME},$XDG_CONFIG_HOME,$HOME/.config}/tma/tmux.conf" # tma keys`
 
 // TestInstallKeysRoundTrip installs, checks, re-installs, adds the mouse
 // group and uninstalls against a user's own ~/.tmux.conf, whose bytes must
@@ -239,4 +239,50 @@ func TestPrefixKeysJumpAndReturn(t *testing.T) {
 	c.waitPane(a.Pane, "prefix g")
 	c.keys("\x02b")
 	c.waitPane(home, "prefix b")
+}
+
+// TestSourceLineLoadsOneFile: the managed source-file line loads exactly
+// one managed file, the one install-keys writes, whatever XDG_CONFIG_HOME
+// the server was started with. The old line named both the
+// $XDG_CONFIG_HOME and the ~/.config file, so XDG_CONFIG_HOME=~/.config
+// loaded the file twice (every binding and the daemon launcher ran twice),
+// as did a stale copy left under ~/.config.
+func TestSourceLineLoadsOneFile(t *testing.T) {
+	e := newEnv(t, "")
+	conf := filepath.Join(e.home, ".tmux.conf")
+	if _, errs, code := e.tma("install-keys", "--yes", "--no-daemon"); code != 0 {
+		t.Fatalf("install-keys: %s", errs)
+	}
+	line := strings.TrimSpace(read(t, conf))
+	if line != sourceLine {
+		t.Fatalf("source line = %q", line)
+	}
+	other := filepath.Join(e.home, "xdg")
+	// Each managed file appends its own name to @loads when sourced.
+	for _, d := range []string{filepath.Join(e.home, ".config"), other} {
+		if err := os.MkdirAll(filepath.Join(d, "tma"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "tma", "tmux.conf"), []byte("set -ga @loads '"+filepath.Base(d)+" '\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.s.MustRun("set-environment", "-g", "HOME", e.home)
+	for _, c := range []struct{ xdg, want string }{
+		{"", ".config "},
+		{filepath.Join(e.home, ".config"), ".config "},
+		{other, "xdg "},
+		{"relative/dir", ".config "}, // not absolute: ignored, as tma ignores it
+	} {
+		if c.xdg == "" {
+			e.s.MustRun("set-environment", "-gu", "XDG_CONFIG_HOME")
+		} else {
+			e.s.MustRun("set-environment", "-g", "XDG_CONFIG_HOME", c.xdg)
+		}
+		e.s.MustRun("set-option", "-gu", "@loads")
+		e.s.MustRun("source-file", conf)
+		if got := e.s.MustRun("show-options", "-gqv", "@loads"); strings.TrimRight(got, "\n") != c.want {
+			t.Errorf("XDG_CONFIG_HOME=%q: the source line loaded %q, want %q", c.xdg, got, c.want)
+		}
+	}
 }
