@@ -2,7 +2,8 @@
 # dist.sh: the release archives (make dist; docs/install.md). For each
 # platform, one tma-<os>-<arch>.tar.gz holding a directory of the same name
 # with the static tools (CGO_ENABLED=0, -trimpath), the tma dispatcher, the
-# completion scripts under completions/ and the README; then SHA256SUMS over
+# completion scripts under completions/, the README, tma's LICENSE and
+# THIRD_PARTY_NOTICES.md (every module linked, with its licence); then SHA256SUMS over
 # the archives, the file install.sh checks them against. The archive names
 # carry no version, so install.sh finds the latest release's by name; the
 # version is in the binaries (tma version) and in VERSION inside.
@@ -19,7 +20,7 @@ PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64}
 TOOLS='tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup tma-pick tma-act tma-notify tma-daemon tma-transcript tma-serve'
 LDFLAGS="-s -w -X github.com/tmaproject/tma/lib/cli/common.Version=$VERSION"
 
-if [ ! -f go.mod ] || [ ! -f shell/tma ]; then
+if [ ! -f go.mod ] || [ ! -f shell/tma ] || [ ! -f LICENSE ]; then
 	echo "dist.sh: run it from the repository root" >&2
 	exit 2
 fi
@@ -50,7 +51,7 @@ for p in $PLATFORMS; do
 	cp shell/tma "$dir/tma"
 	chmod 755 "$dir/tma"
 	cp "$work/completions/"* "$dir/completions/"
-	cp README.md "$dir/"
+	cp README.md LICENSE THIRD_PARTY_NOTICES.md "$dir/"
 	echo "$VERSION" >"$dir/VERSION"
 	# GNU tar normalizes owner and times: the archive says what it holds,
 	# not who built it when.

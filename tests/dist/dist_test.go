@@ -76,7 +76,8 @@ func TestMain(m *testing.M) {
 func archiveName() string { return "tma-" + runtime.GOOS + "-" + runtime.GOARCH + ".tar.gz" }
 
 // The archive holds the static tools, the dispatcher, the three completion
-// scripts, README and VERSION, and SHA256SUMS names its sum.
+// scripts, README, LICENSE, the third-party notices and VERSION, and
+// SHA256SUMS names its sum.
 func TestArchive(t *testing.T) {
 	d := dist(t)
 	name := archiveName()
@@ -85,7 +86,7 @@ func TestArchive(t *testing.T) {
 		t.Fatal(err)
 	}
 	top := strings.TrimSuffix(name, ".tar.gz") + "/"
-	want := []string{top + "tma", top + "README.md", top + "VERSION", top + "completions/tma.bash", top + "completions/_tma", top + "completions/tma.fish"}
+	want := []string{top + "tma", top + "README.md", top + "LICENSE", top + "THIRD_PARTY_NOTICES.md", top + "VERSION", top + "completions/tma.bash", top + "completions/_tma", top + "completions/tma.fish"}
 	for _, tool := range tools {
 		want = append(want, top+tool)
 	}
