@@ -79,6 +79,13 @@ type Error struct {
 
 func (e *Error) Unwrap() error { return e.Kind }
 
+func (e *Error) binName() string {
+	if e.Bin == "" {
+		return "tmux"
+	}
+	return e.Bin
+}
+
 func (e *Error) Error() string {
 	switch e.Kind {
 	case ErrNoServer:
@@ -86,7 +93,7 @@ func (e *Error) Error() string {
 	case ErrNotInstalled:
 		return fmt.Sprintf("tmux binary %q not found: install tmux (or point [tmux] bin / TMA_TMUX_BIN at it)", e.Bin)
 	case ErrProtocol:
-		return "tmux protocol version mismatch: the `" + e.Bin + "` client and this server were built\n" +
+		return "tmux protocol version mismatch: the `" + e.binName() + "` client and the server on " + e.Target.String() + " were built\n" +
 			"from different versions (are you inside tmate, or is a second tmux first on PATH?);\n" +
 			"point tma at the matching client with `[tmux] bin` in config.toml or TMA_TMUX_BIN"
 	case ErrTimeout:
@@ -229,7 +236,8 @@ func (c *Client) classify(ctx context.Context, err error, stderr string) error {
 		e.Kind = ErrNotInstalled
 	case ctx.Err() != nil:
 		e.Kind = ErrTimeout
-	case strings.Contains(stderr, "protocol version mismatch"):
+	case strings.Contains(stderr, "protocol version mismatch"),
+		strings.Contains(stderr, "server exited unexpectedly") && serverListens(c.Target, os.Getenv):
 		e.Kind = ErrProtocol
 	case strings.Contains(stderr, "no server running"),
 		strings.Contains(stderr, "error connecting to"),

@@ -1,11 +1,6 @@
 package tmux
 
-import (
-	"os"
-	"path/filepath"
-	"strconv"
-	"syscall"
-)
+import "syscall"
 
 // ServerPID is the pid of the server the client names, asked of its socket
 // (SO_PEERCRED on a connection closed at once, before tmux's protocol
@@ -20,18 +15,7 @@ func (c *Client) ServerPID(getenv func(string) string) int {
 }
 
 func askServerPID(t Target, getenv func(string) string) int {
-	path := t.SocketPath
-	if path == "" {
-		name := t.SocketName
-		if name == "" {
-			name = "default"
-		}
-		dir := getenv("TMUX_TMPDIR")
-		if dir == "" {
-			dir = "/tmp"
-		}
-		path = filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()), name)
-	}
+	path := socketPath(t, getenv)
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, 0)
 	if err != nil {
 		return 0

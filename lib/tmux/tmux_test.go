@@ -3,9 +3,13 @@ package tmux
 import (
 	"context"
 	"errors"
-	"github.com/tmaproject/tma/lib/tmux/listcall"
+	"net"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tmaproject/tma/lib/tmux/listcall"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -202,5 +206,45 @@ func TestListedOptions(t *testing.T) {
 	yes, no, ok := strings.Cut(f[i+len("#{?@agent_name,"):strings.LastIndex(f, "}"+sep+"#{pane_title}")], ",")
 	if i < 0 || !ok || strings.Count(yes, sep) != strings.Count(no, sep) || strings.Count(no, sep) != len(bound) {
 		t.Errorf("the @agent_name condition is malformed: %q", f)
+	}
+}
+
+// A tmux client from another release is dropped by the server without a
+// word of protocol: it says "server exited unexpectedly" while the server
+// still listens (a 3.3a client against 3.7c, D-009). That is a mismatch,
+// said as tma's own error; the same words with nothing listening are a
+// server that went away.
+func TestDroppedClientIsAMismatch(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("no tmux on PATH")
+	}
+	sock := filepath.Join(t.TempDir(), "s")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close() // what a server does with a header it cannot read
+		}
+	}()
+	c := New("tmux", Target{SocketPath: sock})
+	_, _, err = c.Run(context.Background(), "", "list-panes", "-a")
+	if !errors.Is(err, ErrProtocol) {
+		t.Fatalf("a listening server that drops the client: %v, want ErrProtocol", err)
+	}
+	for _, want := range []string{"protocol version mismatch", sock, "tmate", "TMA_TMUX_BIN"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the message lacks %q:\n%s", want, err)
+		}
+	}
+	_ = l.Close()
+	// The socket file stays behind a closed listener, as after a crash.
+	if _, _, err = c.Run(context.Background(), "", "list-panes", "-a"); !errors.Is(err, ErrNoServer) {
+		t.Errorf("nothing listening: %v, want ErrNoServer", err)
 	}
 }
