@@ -3,6 +3,7 @@ package integration
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -512,4 +513,46 @@ func TestSurfacesOpenTheActMenu(t *testing.T) {
 	e.s.WaitFor(func() bool { return menus() > n }, "the picker's Tab: the act menu drawn")
 	c.keys("d")
 	e.waitSent(in, "1\x1b")
+}
+
+// TestPreviewShowsTheBottom: the picker's preview command prints the
+// bottom of a tall pane, the rows fzf's preview has room for
+// (FZF_PREVIEW_LINES), with the blank rows under the prompt dropped: a
+// 50-row pane shown from its top put the prompt below the fold.
+func TestPreviewShowsTheBottom(t *testing.T) {
+	e := newEnv(t, "")
+	script := filepath.Join(t.TempDir(), "paint")
+	// 40 rows of output, the prompt, then blank rows to the pane's bottom.
+	body := "i=1; while [ $i -le 40 ]; do echo \"output $i\"; i=$((i+1)); done; printf '\\033[1m> Allow this command? (y/n)\\033[0m\\n'; exec sleep 600\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pane := strings.TrimSpace(e.s.MustRun("new-window", "-P", "-F", "#{pane_id}", "-t", "s:", script))
+	e.s.MustRun("resize-window", "-t", "s:", "-x", "100", "-y", "50")
+	e.s.WaitFor(func() bool { return strings.Contains(e.s.MustRun("capture-pane", "-p", "-t", pane), "Allow this command") }, "the prompt painted")
+
+	preview := func(rows string) string {
+		cmd := exec.Command(filepath.Join(binDir, "tma-pick"), "-L", e.s.Name, "preview", pane)
+		cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_CONFIG_HOME=", "TMA_CONFIG=", "TMUX=", "FZF_PREVIEW_LINES="+rows)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("tma-pick preview: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	out := preview("12")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 12 {
+		t.Errorf("preview printed %d rows for a 12-row preview:\n%s", len(lines), out)
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "Allow this command? (y/n)") || !strings.Contains(last, "\x1b[1m") {
+		t.Errorf("the preview's last row is %q, want the prompt with its colour", last)
+	}
+	if !strings.Contains(lines[0], "output 30") {
+		t.Errorf("the preview's first row is %q, want output 30", lines[0])
+	}
+	// Without a size (not run by fzf) the whole screen, to the prompt.
+	if all := preview(""); !strings.Contains(all, "output 1\n") || !strings.Contains(all, "(y/n)") {
+		t.Errorf("a preview with no size lost rows:\n%s", all)
+	}
 }

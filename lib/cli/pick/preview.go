@@ -2,14 +2,19 @@ package pickcmd
 
 import (
 	"io"
+	"strconv"
 
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/screen"
 	"github.com/tmaproject/tma/lib/tmux"
 	"github.com/tmaproject/tma/lib/watch"
 )
 
 // preview prints a pane's screen with its colours (capture-pane -e): the
-// picker's preview command. A gone pane prints a note.
+// picker's preview command. A gone pane prints a note. fzf shows a preview
+// from its top, so only the bottom that fits is printed (FZF_PREVIEW_LINES,
+// which fzf sets): the prompt an agent waits at is the part you opened the
+// picker for.
 func (s *sess) preview(pane string) int {
 	if note, ok := remotePreview(pane); ok {
 		_, _ = io.WriteString(s.e.Stdout, note)
@@ -26,7 +31,8 @@ func (s *sess) preview(pane string) int {
 	} else if err := s.load(); err != nil {
 		return s.fail(err)
 	}
-	_, _ = io.WriteString(s.e.Stdout, s.capture(pane))
+	rows, _ := strconv.Atoi(s.e.Getenv("FZF_PREVIEW_LINES"))
+	_, _ = io.WriteString(s.e.Stdout, screen.Tail(s.capture(pane), rows))
 	return common.ExitOK
 }
 
