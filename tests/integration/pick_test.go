@@ -529,7 +529,9 @@ func TestPreviewShowsTheBottom(t *testing.T) {
 	}
 	pane := strings.TrimSpace(e.s.MustRun("new-window", "-P", "-F", "#{pane_id}", "-t", "s:", script))
 	e.s.MustRun("resize-window", "-t", "s:", "-x", "100", "-y", "50")
-	e.s.WaitFor(func() bool { return strings.Contains(e.s.MustRun("capture-pane", "-p", "-t", pane), "Allow this command") }, "the prompt painted")
+	e.s.WaitFor(func() bool {
+		return strings.Contains(e.s.MustRun("capture-pane", "-p", "-t", pane), "Allow this command")
+	}, "the prompt painted")
 
 	preview := func(rows string) string {
 		cmd := exec.Command(filepath.Join(binDir, "tma-pick"), "-L", e.s.Name, "preview", pane)
