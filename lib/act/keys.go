@@ -116,3 +116,73 @@ func Probe(text string) string {
 	}
 	return p
 }
+
+// A keys action answers a question's option N through placeholders in its
+// sequences: "{arg}" is the digit N, "{arg-1}*KEY" is KEY pressed N-1
+// times (a selector that opens on option 1). Such an action takes exactly
+// one --arg, an option number from 1 to 9, and is still a keys action:
+// the same gate, lock, guarded send-keys and freshness checks as approve,
+// which is what lets a device answer a question remotely (docs/actions.md).
+const (
+	ArgItem       = "{arg}"
+	argRepeatHead = "{arg-1}*"
+)
+
+// checkArgItem is the manifest rule for an item that starts like a
+// placeholder: it must be one.
+func checkArgItem(k string) (isArg bool, err error) {
+	if !strings.HasPrefix(k, "{arg") {
+		return false, nil
+	}
+	if k == ArgItem {
+		return true, nil
+	}
+	if key, ok := strings.CutPrefix(k, argRepeatHead); ok && IsKeyName(key) {
+		return true, nil
+	}
+	return false, fmt.Errorf("%q: a placeholder is %q or %q followed by a key name", k, ArgItem, argRepeatHead)
+}
+
+// TakesArg reports whether a is a keys action whose sequences carry the
+// option placeholders.
+func TakesArg(a *Action) bool {
+	if a.Kind != KindKeys {
+		return false
+	}
+	for _, seq := range a.Keys {
+		for _, k := range seq {
+			if ok, _ := checkArgItem(k); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// CheckOption is the rule for the --arg of an action that TakesArg.
+func CheckOption(args []string) error {
+	if len(args) != 1 || len(args[0]) != 1 || args[0][0] < '1' || args[0][0] > '9' {
+		return fmt.Errorf("pass the option's number as --arg N, one number from 1 to 9 (got %q)", strings.Join(args, " "))
+	}
+	return nil
+}
+
+// ExpandArg is seq with its placeholders filled for option arg (already
+// checked by CheckOption).
+func ExpandArg(seq []string, arg string) []string {
+	n := int(arg[0] - '0')
+	var out []string
+	for _, k := range seq {
+		switch {
+		case k == ArgItem:
+			out = append(out, arg)
+		case strings.HasPrefix(k, argRepeatHead):
+			for range n - 1 {
+				out = append(out, strings.TrimPrefix(k, argRepeatHead))
+			}
+		default:
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -294,6 +294,9 @@ func parse(stem, source string, data []byte) (*Action, error) {
 				if k == "" {
 					return nil, fmt.Errorf("keys.%s: empty key", ag)
 				}
+				if _, err := checkArgItem(k); err != nil {
+					return nil, fmt.Errorf("keys.%s: %v", ag, err)
+				}
 				if err := checkText("keys."+ag, k); err != nil {
 					return nil, err
 				}

@@ -145,8 +145,29 @@ type Act struct {
 
 // Serve is [serve].
 type Serve struct {
-	ReconcileIntervalMS int `toml:"reconcile_interval_ms"`
-	MaxConnections      int `toml:"max_connections"`
+	ReconcileIntervalMS int       `toml:"reconcile_interval_ms"`
+	MaxConnections      int       `toml:"max_connections"`
+	HTTP                ServeHTTP `toml:"http"`
+}
+
+// DefaultHTTPListen is where `tma serve --http` listens when neither the
+// command line nor [serve.http] listen says: loopback only.
+const DefaultHTTPListen = "127.0.0.1:7878"
+
+// ServeHTTP is [serve.http]: the web face of tma serve (docs/serve.md).
+type ServeHTTP struct {
+	// Enabled makes the daemon host it for as long as the tmux server lives.
+	Enabled bool   `toml:"enabled"`
+	Listen  string `toml:"listen"`
+	TLSCert string `toml:"tls_cert"`
+	TLSKey  string `toml:"tls_key"`
+	// PublicURL is the address a phone reaches it by (a tailscale serve
+	// name, an https front): the pairing URL and the notify payload's url
+	// are made from it.
+	PublicURL string `toml:"public_url"`
+	// Hosts are further Host header names the server answers to (the
+	// loopback names and public_url's are always allowed).
+	Hosts []string `toml:"hosts"`
 }
 
 // Focus is [focus].
@@ -236,7 +257,7 @@ func Default() *Config {
 			Unknown: Style{"?", "darkgray"},
 		},
 		Notify:  Notify{On: []string{TriggerBlocked}},
-		Serve:   Serve{ReconcileIntervalMS: 2000, MaxConnections: 4},
+		Serve:   Serve{ReconcileIntervalMS: 2000, MaxConnections: 4, HTTP: ServeHTTP{Listen: DefaultHTTPListen}},
 		Install: Install{WrapperRef: WrapperBare},
 		Hooks:   Hooks{ClaudeReplyLane: ReplyLane{Enabled: true, HoldMS: HoldMSDefault}},
 		Telemetry: Telemetry{Windows: map[string]int64{

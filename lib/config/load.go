@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/url"
 	"os"
 	"reflect"
@@ -326,6 +327,9 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
+	if err := c.Serve.HTTP.validate(); err != nil {
+		return err
+	}
 	for _, t := range c.Notify.On {
 		if t != TriggerBlocked && t != TriggerDone {
 			return &Error{Key: "notify.on", Msg: fmt.Sprintf("unknown trigger %q (on takes %q and %q; context_high and stall are sub-tables)", t, TriggerBlocked, TriggerDone)}
@@ -371,6 +375,27 @@ func (c *Config) validate() error {
 		u, err := url.Parse(a.APIBase)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return &Error{Key: key, Msg: fmt.Sprintf("must be an http:// or https:// URL, got %q", a.APIBase)}
+		}
+	}
+	return nil
+}
+
+func (h *ServeHTTP) validate() error {
+	if _, _, err := net.SplitHostPort(h.Listen); err != nil {
+		return &Error{Key: "serve.http.listen", Msg: fmt.Sprintf("not a host:port address (%q): %v", h.Listen, err)}
+	}
+	if (h.TLSCert == "") != (h.TLSKey == "") {
+		return &Error{Key: "serve.http.tls_cert", Msg: "tls_cert and tls_key go together: set both or neither"}
+	}
+	if h.PublicURL != "" {
+		u, err := url.Parse(h.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return &Error{Key: "serve.http.public_url", Msg: fmt.Sprintf("not an http(s) URL with a host: %q", h.PublicURL)}
+		}
+	}
+	for _, n := range h.Hosts {
+		if n == "" || strings.ContainsAny(n, "/ \t@") {
+			return &Error{Key: "serve.http.hosts", Msg: fmt.Sprintf("not a host name: %q", n)}
 		}
 	}
 	return nil

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/BurntSushi/toml"
 	"github.com/tmaproject/tma/lib/atomicfile"
@@ -283,23 +282,14 @@ func (s *Store) Save() error {
 // exclusive flock on a lock file beside it. fn returning an error saves
 // nothing and returns that error.
 func Update(path string, fn func(*Store) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return &Error{Path: path, Msg: pathMsg(err)}
-	}
-	lf, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return &Error{Path: path, Msg: pathMsg(err)}
-	}
-	defer lf.Close()
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
-		return &Error{Path: path, Msg: "lock: " + err.Error()}
-	}
-	s, err := Load(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(s); err != nil {
-		return err
-	}
-	return s.Save()
+	return locked(path, func() error {
+		s, err := Load(path)
+		if err != nil {
+			return err
+		}
+		if err := fn(s); err != nil {
+			return err
+		}
+		return s.Save()
+	})
 }

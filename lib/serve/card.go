@@ -36,17 +36,23 @@ func (s *session) cardFrame(ctx context.Context, id string, q *request) {
 		s.errorFrame(id, CodeNotFound, "no agent in pane "+q.Pane)
 		return
 	}
+	s.frame(append(Fields("schema", Schema, "id", id, "t", "card"), CardBody(pc, s.device)...))
+}
+
+// CardBody is a card's fields as d may read them: the screen lane's words
+// go only to a device holding act:answer; another gets withheld true.
+func CardBody(pc *PaneCard, d *device.Device) Obj {
 	c := pc.Card
 	withheld := false
-	if deref(c.Lane) == card.LaneScreen && !s.device.Has(device.ScopeAnswer) &&
+	if deref(c.Lane) == card.LaneScreen && !d.Has(device.ScopeAnswer) &&
 		(c.Question != nil || c.Text != nil || len(c.Options) > 0) {
 		c.Question, c.Text, c.Options, withheld = nil, nil, []card.Option{}, true
 	}
 	r := pc.Row
-	s.frame(fields("schema", Schema, "id", id, "t", "card", "pane", r.Pane, "agent", r.Agent, "state", r.State,
+	return Fields("pane", r.Pane, "agent", r.Agent, "state", r.State,
 		"detail", r.Detail, "episode_ms", r.EpisodeMS, "kind", c.Kind, "lane", c.Lane, "confidence", c.Confidence,
 		"tool", c.Tool, "summary", c.Summary, "request", c.Request, "question", c.Question, "options", c.Options,
-		"text", c.Text, "withheld", withheld))
+		"text", c.Text, "withheld", withheld)
 }
 
 func deref(s *string) string {

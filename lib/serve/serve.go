@@ -64,8 +64,20 @@ type Dispatch struct {
 	Pane   string
 	Slot   string
 	Text   *string
-	Device string // the device's name on this host
+	// Arg is the option a question's answer picks (act --arg).
+	Arg *string
+	// ExpectEpisodeMS is the freshness check (act --expect-episode-ms):
+	// the episode the device saw, refused episode-changed when it moved.
+	ExpectEpisodeMS *int64
+	Device          string // the device's name on this host
 }
+
+// UsageError is a dispatch the broker refused before any tmux call as
+// malformed (act's exit 2: an answer without an option number, a text
+// action without its line): the request's fault, never the host's.
+type UsageError struct{ Msg string }
+
+func (u *UsageError) Error() string { return u.Msg }
 
 // Receipt is the broker's answer: the act --json result.
 type Receipt struct {
@@ -113,6 +125,8 @@ type request struct {
 	Pane       string          `json:"pane"`
 	Slot       string          `json:"slot"`
 	Text       *string         `json:"text"`
+	Arg        *string         `json:"arg"`
+	Expect     *int64          `json:"expect_episode_ms"`
 	Last       int             `json:"last"`
 	Before     string          `json:"before"`
 	Event      string          `json:"event"`
@@ -340,6 +354,9 @@ func (s *session) request(ctx context.Context, line []byte) (code int, done bool
 			return 0, false
 		}
 		rs, err := s.c.Receipts(ctx, q.Slot)
+		if err == nil {
+			rs, err = OwnReceipts(rs, s.device)
+		}
 		if err != nil {
 			s.errorFrame(id, CodeInternal, err.Error())
 			return 0, false
@@ -397,24 +414,19 @@ func (s *session) dispatch(ctx context.Context, id string, q *request) {
 		s.c.Log("device %s: %s on %s refused: %s", s.device.Name, q.Action, q.Pane, why)
 		s.receiptFrame(id, q, slot, Receipt{Outcome: "refused", ExitCode: 4, Reason: &scopeDenied})
 	}
-	scope, ok := ScopeFor(q.Action)
-	if !ok {
-		refuse("outside the remote action table")
+	if why := Gate(s.device, q.Action, s.c.ActionKind); why != "" {
+		refuse(why)
 		return
 	}
-	kind, loaded := s.c.ActionKind(q.Action)
-	if loaded && kind == "exec" {
-		refuse("an exec action")
-		return
-	}
-	if !s.device.Has(scope) {
-		refuse("needs " + scope)
-		return
-	}
-	r, err := s.c.Fire(ctx, Dispatch{Action: q.Action, Pane: q.Pane, Slot: slot, Text: q.Text, Device: s.device.Name})
+	r, err := s.c.Fire(ctx, Dispatch{Action: q.Action, Pane: q.Pane, Slot: slot, Text: q.Text,
+		Arg: q.Arg, ExpectEpisodeMS: q.Expect, Device: s.device.Name})
 	if err != nil {
 		s.c.Log("device %s: %s on %s: %v", s.device.Name, q.Action, q.Pane, err)
-		s.errorFrame(id, CodeInternal, err.Error())
+		code := CodeInternal
+		if errors.As(err, new(*UsageError)) {
+			code = CodeBadRequest
+		}
+		s.errorFrame(id, code, err.Error())
 		return
 	}
 	s.c.Log("device %s: %s on %s: %s", s.device.Name, q.Action, q.Pane, r.Outcome)
@@ -422,6 +434,23 @@ func (s *session) dispatch(ctx context.Context, id string, q *request) {
 }
 
 var scopeDenied = "scope-denied"
+
+// Gate is the scope table's word on d dispatching action, before the
+// broker is called: "" when it may go on, else why it is refused. Both
+// faces of serve (--stdio and --http) ask it.
+func Gate(d *device.Device, action string, actionKind func(string) (string, bool)) string {
+	scope, ok := ScopeFor(action)
+	if !ok {
+		return "outside the remote action table"
+	}
+	if kind, loaded := actionKind(action); loaded && kind == "exec" {
+		return "an exec action"
+	}
+	if !d.Has(scope) {
+		return "needs " + scope
+	}
+	return ""
+}
 
 func (s *session) receiptFrame(id string, q *request, slot string, r Receipt) {
 	s.frame(fields("schema", Schema, "id", id, "t", "receipt", "slot", slot, "pane", q.Pane, "action", q.Action,
@@ -555,14 +584,17 @@ func (s *session) frame(v any) {
 	_, _ = s.out.Write(append(b, '\n'))
 }
 
-// obj is a JSON object that keeps the order its fields were given in: a
+// Obj is a JSON object that keeps the order its fields were given in: a
 // frame's keys read schema, id, t first, as the manual prints them.
-type obj []any
+type Obj []any
 
-// fields builds an obj from key, value pairs.
-func fields(kv ...any) obj { return obj(kv) }
+// Fields builds an Obj from key, value pairs.
+func Fields(kv ...any) Obj { return Obj(kv) }
 
-func (o obj) MarshalJSON() ([]byte, error) {
+// fields builds an Obj from key, value pairs.
+func fields(kv ...any) Obj { return Obj(kv) }
+
+func (o Obj) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i := 0; i+1 < len(o); i += 2 {
@@ -583,4 +615,25 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// OwnReceipts is the receipts a device may read: all of them for one that
+// may answer (it acts beside the others), only its own for a read-only
+// device, which has no business with what another device fired.
+func OwnReceipts(rs json.RawMessage, d *device.Device) (json.RawMessage, error) {
+	if d.Has(device.ScopeAnswer) {
+		return rs, nil
+	}
+	var all []map[string]json.RawMessage
+	if err := json.Unmarshal(rs, &all); err != nil {
+		return nil, fmt.Errorf("receipt ledger: %v", err)
+	}
+	own := []map[string]json.RawMessage{}
+	name, _ := json.Marshal(d.Name)
+	for _, r := range all {
+		if string(r["device"]) == string(name) {
+			own = append(own, r)
+		}
+	}
+	return json.Marshal(own)
 }

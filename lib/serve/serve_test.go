@@ -79,7 +79,9 @@ func start(t *testing.T, scopes []string, interval int) *harness {
 			h.mu.Unlock()
 			return Receipt{Outcome: "sent"}, nil
 		},
-		Receipts: func(context.Context, string) (json.RawMessage, error) { return json.RawMessage("[]"), nil },
+		Receipts: func(context.Context, string) (json.RawMessage, error) {
+			return json.RawMessage(`[{"slot":"a","device":"phone"},{"slot":"b","device":"laptop"},{"slot":"c","device":null}]`), nil
+		},
 		Window: func(_ context.Context, w WindowRequest) ([]byte, *Refusal, error) {
 			h.mu.Lock()
 			h.windows = append(h.windows, w)
@@ -392,7 +394,7 @@ func TestScopeTable(t *testing.T) {
 }
 
 func TestWindow(t *testing.T) {
-	h := start(t, device.OnlyScopes, 60000)
+	h := start(t, device.DefaultScopes, 60000)
 	h.send(`{"schema":1,"id":"1","t":"hello"}`)
 	h.next()
 	h.send(`{"schema":1,"id":"2","t":"window","pane":"%1","last":16}`)
@@ -415,5 +417,46 @@ func TestWindow(t *testing.T) {
 		if f := h.next(); f["t"] != "error" || f["code"] != c.code {
 			t.Errorf("%s -> %s, want %s", c.line, f["_raw"], c.code)
 		}
+	}
+}
+
+// A read-only device reads no transcript bodies and no other device's
+// receipts (issue 28 item 5).
+func TestReadOnlyGetsNoContent(t *testing.T) {
+	h := start(t, device.OnlyScopes, 60000)
+	h.send(`{"schema":1,"id":"1","t":"hello"}`)
+	h.next()
+	h.send(`{"schema":1,"id":"2","t":"window","pane":"%1","last":4}`)
+	h.next()
+	h.mu.Lock()
+	if len(h.windows) != 1 || !h.windows[0].Headers {
+		t.Errorf("reads %+v: a read-only device's first read is headers only", h.windows)
+	}
+	h.mu.Unlock()
+	h.send(`{"schema":1,"id":"3","t":"receipts"}`)
+	if f := h.next(); f["_raw"] != `{"schema":1,"id":"3","t":"receipts","receipts":[{"device":"phone","slot":"a"}]}` {
+		t.Errorf("read-only receipts: %s", f["_raw"])
+	}
+	pair(t, h.store, device.DefaultScopes...)
+	h.send(`{"schema":1,"id":"4","t":"receipts"}`)
+	if f := h.next(); !strings.Contains(f["_raw"].(string), `"laptop"`) {
+		t.Errorf("answering device's receipts: %s", f["_raw"])
+	}
+}
+
+// A dispatch carries the option and the episode it was aimed at through to
+// the broker.
+func TestDispatchCarriesArgAndEpisode(t *testing.T) {
+	h := start(t, device.DefaultScopes, 60000)
+	h.send(`{"schema":1,"id":"1","t":"hello"}`)
+	h.next()
+	h.send(`{"schema":1,"id":"2","t":"dispatch","action":"answer","pane":"%1","slot":"q1","arg":"2","expect_episode_ms":1234}`)
+	if f := h.next(); f["outcome"] != "sent" {
+		t.Fatalf("answer: %s", f["_raw"])
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.fired) != 1 || h.fired[0].Arg == nil || *h.fired[0].Arg != "2" || h.fired[0].ExpectEpisodeMS == nil || *h.fired[0].ExpectEpisodeMS != 1234 {
+		t.Errorf("fired %+v", h.fired)
 	}
 }

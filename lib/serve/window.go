@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/tmaproject/tma/lib/device"
 )
 
 // The host-clamped transcript budgets: a window frame is at most
@@ -49,6 +51,11 @@ func (s *session) window(ctx context.Context, id string, q *request) {
 	w := WindowRequest{Pane: q.Pane, Last: q.Last, Before: q.Before, Event: q.Event, Headers: q.Headers}
 	if w.Last == 0 {
 		w.Last = defaultLast
+	}
+	// A transcript's bodies are screen content: a device that may not
+	// answer gets the headers only (who said what, when), never the words.
+	if !s.device.Has(device.ScopeAnswer) {
+		w.Headers = true
 	}
 	for {
 		doc, ref, err := s.c.Window(ctx, w)

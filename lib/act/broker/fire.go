@@ -47,6 +47,10 @@ func (b *Broker) Fire() int {
 		return b.usage("unknown action %q (loaded: %s)\nhint: tma act --list shows them", c.Name, strings.Join(b.Actions.Names(), ", "))
 	}
 	switch {
+	case act.TakesArg(a):
+		if err := act.CheckOption(c.Arg); err != nil {
+			return b.usage("%s answers a question's option: %v", a.Name, err)
+		}
 	case len(c.Arg) > 0 && a.Kind != act.KindExec:
 		return b.usage("%s is a %s action: --arg is for exec actions (a %s action's input lives in its manifest)", a.Name, a.Kind, a.Kind)
 	case c.Text != nil && a.Kind != act.KindText:
@@ -328,7 +332,11 @@ func (b *Broker) fire(a *act.Action, s *shot, batch string) (act.Result, string)
 			}
 			break
 		}
-		r, why = b.sendKeys(srv, a, g, a.Keys[t.Agent])
+		seq := a.Keys[t.Agent]
+		if act.TakesArg(a) {
+			seq = act.ExpandArg(seq, b.Req.Arg[0])
+		}
+		r, why = b.sendKeys(srv, a, g, seq)
 	case act.KindText:
 		r, why = b.sendText(srv, a, g, *b.Req.Text, a.Text[t.Agent].Suffix)
 	case act.KindExec:

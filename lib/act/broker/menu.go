@@ -41,7 +41,7 @@ func (b *Broker) Menu() int {
 	var items []act.MenuItem
 	for i, v := range b.verdicts(f, pane) {
 		a := b.Actions.Actions[i]
-		if !v.Fireable() || a.Kind == act.KindText {
+		if !v.Fireable() || a.Kind == act.KindText || act.TakesArg(a) {
 			continue
 		}
 		items = append(items, act.MenuItem{Name: a.Name, Label: a.Label, Yes: a.Confirm})

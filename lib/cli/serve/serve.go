@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -26,8 +27,13 @@ import (
 )
 
 type serveCmd struct {
-	Stdio  bool   `name:"stdio" required:"" help:"speak NDJSON frames on stdin/stdout (the only transport; there is no listening socket)."`
-	Device string `name:"device" required:"" placeholder:"ID" help:"the paired device's id, written into the authorized_keys forced command (the only thing serve authorizes on)."`
+	Stdio  bool   `name:"stdio" help:"speak NDJSON frames on stdin/stdout: one connection, spawned by an ssh forced command."`
+	Device string `name:"device" placeholder:"ID" help:"with --stdio: the paired device's id, written into the authorized_keys forced command (the only thing serve authorizes on)."`
+	// The web face (docs/serve.md, "The web face").
+	HTTP    bool   `name:"http" help:"serve the web face (a JSON API and its page) on ADDR, in the foreground: default [serve.http] listen, else 127.0.0.1:7878."`
+	Addr    string `arg:"" optional:"" placeholder:"ADDR" help:"with --http: the host:port to listen on (loopback unless --tls-cert and --tls-key are given)."`
+	TLSCert string `name:"tls-cert" placeholder:"FILE" help:"with --http: the TLS certificate (PEM) that lets ADDR be beyond loopback."`
+	TLSKey  string `name:"tls-key" placeholder:"FILE" help:"with --http: the TLS certificate's key (PEM)."`
 	// The hardening (docs/serve.md, "Hardening: the guard"): opt-ins
 	// written on the authorized_keys line, off for the manual's line.
 	RequireAuthInfo bool `name:"require-auth-info" help:"refuse unless the key sshd authenticated ($SSH_USER_AUTH, sshd_config ExposeAuthInfo yes) is the one --device names."`
@@ -71,6 +77,23 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(stderr, "tma serve: "+format+"\n", a...)
+	}
+	sc := &c.Serve
+	switch {
+	case sc.Stdio == sc.HTTP:
+		e.Errorf("serve needs exactly one of --stdio (one ssh connection) and --http (the web face)")
+		return common.ExitUsage
+	case sc.HTTP && sc.Device != "":
+		e.Errorf("--device is --stdio's: a web device is named by its token (tma device pair NAME --web)")
+		return common.ExitUsage
+	case sc.Stdio && (sc.Addr != "" || sc.TLSCert != "" || sc.TLSKey != ""):
+		e.Errorf("ADDR, --tls-cert and --tls-key are --http's")
+		return common.ExitUsage
+	case sc.Stdio && sc.Device == "":
+		e.Errorf("--stdio needs --device <ID>, the paired device's id from the authorized_keys line")
+		return common.ExitUsage
+	case sc.HTTP:
+		return serveHTTP(e, &c, logf)
 	}
 	if err := device.CheckID(c.Serve.Device); err != nil {
 		logf("%v", err)
@@ -193,6 +216,12 @@ func (h *host) fire(ctx context.Context, d serve.Dispatch) (serve.Receipt, error
 	if d.Text != nil {
 		args = append(args, "--text="+*d.Text)
 	}
+	if d.Arg != nil {
+		args = append(args, "--arg="+*d.Arg)
+	}
+	if d.ExpectEpisodeMS != nil {
+		args = append(args, "--expect-episode-ms="+strconv.FormatInt(*d.ExpectEpisodeMS, 10))
+	}
 	var out, errb bytes.Buffer
 	code := actcmd.Run(args, strings.NewReader(""), &out, &errb)
 	for _, l := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
@@ -207,6 +236,11 @@ func (h *host) fire(ctx context.Context, d serve.Dispatch) (serve.Receipt, error
 		Cached   *bool   `json:"cached"`
 	}
 	if err := json.Unmarshal(bytes.TrimSpace(out.Bytes()), &r); err != nil || r.Outcome == "" {
+		if code == common.ExitUsage {
+			msg := strings.TrimSpace(errb.String())
+			msg = strings.TrimPrefix(strings.SplitN(msg, "\n", 2)[0], "tma: error: ")
+			return serve.Receipt{}, &serve.UsageError{Msg: msg}
+		}
 		return serve.Receipt{}, fmt.Errorf("the broker gave no result (exit %d)", code)
 	}
 	return serve.Receipt{Outcome: r.Outcome, ExitCode: r.ExitCode, Reason: r.Reason, Cached: r.Cached != nil && *r.Cached}, nil

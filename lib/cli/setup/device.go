@@ -15,7 +15,8 @@ import (
 type deviceCmd struct {
 	Pair struct {
 		Name  string   `arg:"" help:"the device's name on this host (what grant and revoke take)."`
-		ID    string   `name:"id" required:"" placeholder:"ID" help:"the fingerprint of the key the device connects with (ssh-keygen -lf KEY.pub, the middle field)."`
+		ID    string   `name:"id" placeholder:"ID" help:"the fingerprint of the key the device connects with (ssh-keygen -lf KEY.pub, the middle field); not with --web."`
+		Web   bool     `name:"web" help:"pair a browser with tma serve --http: print a one-time pairing URL (10 minutes, single use) and its QR code."`
 		Scope []string `name:"scope" placeholder:"SCOPE" help:"grant exactly these scopes (repeatable; read is always held): read, act:answer, act:steer."`
 		Only  bool     `name:"only" help:"grant read alone: a device that watches and never answers."`
 	} `cmd:"" help:"pair a device: read, act:answer and act:steer unless --only or --scope say otherwise."`
@@ -32,7 +33,7 @@ type deviceCmd struct {
 }
 
 // devices runs one `tma device` subcommand.
-func devices(e *common.Env, c *deviceCmd, sub string, now time.Time) int {
+func devices(e *common.Env, g *common.Globals, c *deviceCmd, sub string, now time.Time) int {
 	dir := common.ConfigDir(e)
 	if dir == "" {
 		e.Errorf("no config directory: set HOME, XDG_CONFIG_HOME or TMA_CONFIG_DIR")
@@ -58,6 +59,12 @@ func devices(e *common.Env, c *deviceCmd, sub string, now time.Time) int {
 	case "pair":
 		p := &c.Pair
 		scopes, err := pairScopes(p.Only, p.Scope)
+		if err == nil && p.Web {
+			return pairWeb(e, g, path, p.Name, scopes, now, fail)
+		}
+		if err == nil && p.ID == "" {
+			err = usageErr{"pair needs --id <fingerprint> (an ssh device) or --web (a browser)"}
+		}
 		if err == nil {
 			err = checkNameID(p.Name, p.ID)
 		}

@@ -86,7 +86,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case strings.HasPrefix(cmd, "completions"):
 		return completions(e, &c.Completions)
 	case strings.HasPrefix(cmd, "device "):
-		return devices(e, &c.Device, strings.Fields(cmd)[1], time.Now())
+		return devices(e, &c.Globals, &c.Device, strings.Fields(cmd)[1], time.Now())
 	case cmd == "reload":
 		r := &run{e: e, g: &c.Globals, h: &hooksCmd{}, now: time.Now()}
 		return r.reload()
