@@ -82,7 +82,9 @@ func TestReload(t *testing.T) {
 	if code != 0 || out != "tma: reloaded the daemon's config + manifests\n" {
 		t.Fatalf("running daemon: exit %d\n%s%s", code, out, errs)
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	// The stand-in runs its trap between sleeps of its own, a fork each:
+	// under load that is seconds, so this waits as long as any state wait.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if b, _ := os.ReadFile(mark); strings.TrimSpace(string(b)) == "hup" {
 			break
 		}

@@ -187,9 +187,16 @@ func TestRemoteWaitOverSSH(t *testing.T) {
 	a := far.s.StartAgent("claude", claudeWorking)
 	far.expect(a.Pane, "working")
 	k := sshd.NewKey("laptop")
-	sshd.Authorize(far.forced(k, k.Fingerprint))
+	// The far serve's tmux calls are logged, so the test can tell when the
+	// wait has listed the far server (see the vanished pane below).
+	wrapper, calls := countingTmux(t)
+	sshd.Authorize(far.forcedBin(k, k.Fingerprint, wrapper))
 	far.device("pair", "laptop", "--id", k.Fingerprint, "--only")
 	near := newEnv(t, fmt.Sprintf("[[remote]]\nname = \"build\"\ncommand = %s\ntimeout_ms = 30000\n", tomlArgv(sshd.SSH(k))))
+	lists := func() int {
+		b, _ := os.ReadFile(calls)
+		return strings.Count(string(b), "list-panes")
+	}
 
 	_, errs, code := near.tma("wait", "--host", "build", "--pane", a.Pane, "--until", "blocked", "--timeout", "2")
 	if code != 124 || errs != "tma: timed out after 2s waiting for blocked (exit 124)\n" {
@@ -224,11 +231,17 @@ func TestRemoteWaitOverSSH(t *testing.T) {
 		t.Fatalf("reached: exit %d %q %q (%v)", r.code, r.out, r.errs, err)
 	}
 
+	n := lists()
 	go func() {
 		o, e, c := near.tma("wait", "--host", "build", "--pane", a.Pane, "--until", "blocked", "--timeout", "60")
 		done <- res{o, e, c}
 	}()
-	time.Sleep(1500 * time.Millisecond)
+	// The pane must go after the wait has seen it, or it is a pane that
+	// never existed for the wait (exit 124, not 3). The far serve lists
+	// once per snapshot and sends each before it lists again, so a second
+	// list is the first snapshot on its way (a fixed 1.5 s sleep here lost
+	// the race under load: the wait had not listed yet).
+	far.s.WaitFor(func() bool { return lists() >= n+2 }, "the far wait's second list")
 	far.s.MustRun("kill-pane", "-t", a.Pane)
 	if r := <-done; r.code != 3 {
 		t.Errorf("vanished pane: exit %d %q", r.code, r.errs)

@@ -25,8 +25,13 @@ import (
 // forced is the authorized_keys line for key on the remote env: `restrict`
 // and a forced command that runs the dispatcher's `tma serve`.
 func (e *env) forced(k testkit.Key, device string) string {
+	return e.forcedBin(k, device, os.Getenv("TMA_TMUX_BIN"))
+}
+
+// forcedBin is forced with the serve's tmux binary (TMA_TMUX_BIN) given.
+func (e *env) forcedBin(k testkit.Key, device, bin string) string {
 	vars := []string{"HOME=" + e.home, "XDG_RUNTIME_DIR=" + e.run, "PATH=" + binDir + ":" + os.Getenv("PATH")}
-	if b := os.Getenv("TMA_TMUX_BIN"); b != "" {
+	if b := bin; b != "" {
 		vars = append(vars, "TMA_TMUX_BIN="+b)
 	}
 	cmd := "env " + strings.Join(vars, " ") + " sh " + filepath.Join(binDir, "tma") + " -S " + e.s.Socket + " serve --stdio --device " + device
