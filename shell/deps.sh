@@ -8,7 +8,8 @@
 # - Debian tools the tests run (tmux, shellcheck, dash, git, script, ps, node,
 #   curl for the notify recipes, less for the demo's unknown pane, zsh and fish
 #   for the completion scripts' syntax, sshd and ssh for tma serve's tests over
-#   a private OpenSSH server on 127.0.0.1)
+#   a private OpenSSH server on 127.0.0.1, chromium for the web face's page
+#   test, run headless)
 #   are installed with apt-get when running as root; otherwise the missing
 #   ones are named in one line with the exact install command, exit 2.
 #
@@ -32,7 +33,7 @@ fzf_ok() {
 
 # The Debian tools: command, then the package that provides it. script(1)
 # is in bsdutils on bookworm; ps in procps.
-tools='tmux:tmux shellcheck:shellcheck dash:dash git:git script:bsdutils ps:procps node:nodejs curl:curl less:less zsh:zsh fish:fish sshd:openssh-server ssh:openssh-client'
+tools='tmux:tmux shellcheck:shellcheck dash:dash git:git script:bsdutils ps:procps node:nodejs curl:curl less:less zsh:zsh fish:fish sshd:openssh-server ssh:openssh-client chromium:chromium'
 
 missing_pkgs=""
 missing_cmds=""
