@@ -4,8 +4,8 @@ PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
 TOOLS   := tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup tma-pick tma-act tma-notify tma-daemon tma-transcript tma-serve
 # The picker executes fzf; install builds this pinned one beside tma
-# (tma prefers a user's own fzf when it is 0.65 or newer). uninstall leaves
-# it: an fzf in BINDIR may be the user's own.
+# (tma prefers a user's own fzf when it is 0.65 or newer). uninstall removes
+# it only when install put it there (the install record says).
 FZF_VERSION := 0.65.2
 FZF     := github.com/junegunn/fzf@v$(FZF_VERSION)
 VERSION ?= 0.1.0
@@ -76,18 +76,27 @@ stress: build
 demo: deps build
 	./shell/demo.sh
 
+# Every file is written beside its name in BINDIR, then all are renamed
+# over (tma-setup install-files, lib/bininstall): no "Text file busy" while
+# a daemon or a hook runs the old build, and never a mix of two builds. A
+# daemon the old build left running is then replaced by this one ([daemon]
+# restart_on_upgrade, default on; docs/install.md). The pinned fzf goes
+# beside tma when BINDIR has none, or one older than 0.65, or the one tma
+# installed; the install record (installed-files.toml in tma's config dir)
+# says which files are tma's, for tma uninstall.
 install: build
-	@mkdir -p $(BINDIR)
-	cp bin/tma $(addprefix bin/,$(TOOLS)) $(BINDIR)/
-	@if $(BINDIR)/fzf --version 2>/dev/null | awk '{split($$1, v, "."); ok = v[1] > 0 || v[2] >= 65} END {exit !ok}'; then \
-		echo "keeping $(BINDIR)/fzf ($$($(BINDIR)/fzf --version | cut -d' ' -f1))"; \
-	elif bin/fzf --version 2>/dev/null | awk '{split($$1, v, "."); ok = v[1] > 0 || v[2] >= 65} END {exit !ok}'; then \
-		echo "cp bin/fzf $(BINDIR)/fzf"; cp bin/fzf $(BINDIR)/fzf; \
-	else echo "GOBIN=$(abspath $(BINDIR)) $(GO) install $(FZF)"; GOBIN=$(abspath $(BINDIR)) $(GO) install $(FZF); fi
-	@echo "installed into $(BINDIR)"
+	@bin/fzf --version 2>/dev/null | awk '{split($$1, v, "."); ok = v[1] > 0 || v[2] >= 65} END {exit !ok}' || \
+		{ echo "GOBIN=$(abspath bin) $(GO) install $(FZF)"; GOBIN=$(abspath bin) $(GO) install $(FZF); }
+	bin/tma-setup install-files --from bin --bindir '$(BINDIR)' --fzf bin/fzf tma $(TOOLS)
 
+# tma uninstall: every agent's hooks and the keys (each change shown as a
+# diff and confirmed; UNINSTALL_FLAGS=--yes applies them all), the daemons
+# running from BINDIR, then the files the install record names.
 uninstall:
-	rm -f $(BINDIR)/tma $(addprefix $(BINDIR)/,$(TOOLS))
+	@if [ -x '$(BINDIR)/tma' ] && [ -x '$(BINDIR)/tma-setup' ]; then \
+		echo "$(BINDIR)/tma uninstall --bindir '$(BINDIR)' $(UNINSTALL_FLAGS)"; \
+		'$(BINDIR)/tma' uninstall --bindir '$(BINDIR)' $(UNINSTALL_FLAGS); \
+	else echo "no tma in $(BINDIR): nothing to uninstall there (PREFIX= or BINDIR= names another install)"; fi
 
 clean:
 	rm -rf bin dist

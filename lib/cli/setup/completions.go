@@ -60,6 +60,7 @@ var routes = []struct {
 	{"init", "init", grammar},
 	{"install-hooks", "install-hooks", grammar},
 	{"install-keys", "install-keys", grammar},
+	{"uninstall", "uninstall", grammar},
 	{"daemon", "daemon", daemoncmd.Grammar},
 	{"reload", "reload", grammar},
 	{"device", "device", grammar},

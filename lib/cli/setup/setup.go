@@ -51,12 +51,16 @@ func (h *hooksCmd) flags() map[string]string {
 
 type cli struct {
 	common.Globals
-	InstallHooks hooksCmd  `cmd:"" name:"install-hooks" help:"install, uninstall or verify the agent and tmux hook wiring."`
-	InstallKeys  keysCmd   `cmd:"" name:"install-keys" help:"install, uninstall or verify tma's tmux keybindings."`
-	Init         initCmd   `cmd:"" name:"init" help:"first-run setup: detect the agents on $PATH, wire their hooks, report the status line, install the keybindings, then tma doctor."`
-	Doctor       doctorCmd `cmd:"" name:"doctor" help:"diagnose each agent pane's tier and why (read-only)."`
-	Reload       reloadCmd `cmd:"" name:"reload" help:"signal this server's daemon to re-read its config and manifests (SIGHUP); a no-op when none is running."`
-	Device       deviceCmd `cmd:"" name:"device" help:"pair, grant, revoke and list the remote devices tma serve answers (devices.toml)."`
+	InstallHooks hooksCmd     `cmd:"" name:"install-hooks" help:"install, uninstall or verify the agent and tmux hook wiring."`
+	InstallKeys  keysCmd      `cmd:"" name:"install-keys" help:"install, uninstall or verify tma's tmux keybindings."`
+	Init         initCmd      `cmd:"" name:"init" help:"first-run setup: detect the agents on $PATH, wire their hooks, report the status line, install the keybindings, then tma doctor."`
+	Doctor       doctorCmd    `cmd:"" name:"doctor" help:"diagnose each agent pane's tier and why (read-only)."`
+	Reload       reloadCmd    `cmd:"" name:"reload" help:"signal this server's daemon to re-read its config and manifests (SIGHUP); a no-op when none is running."`
+	Device       deviceCmd    `cmd:"" name:"device" help:"pair, grant, revoke and list the remote devices tma serve answers (devices.toml)."`
+	Uninstall    uninstallCmd `cmd:"" name:"uninstall" help:"remove tma: every agent's hooks, the keybindings and their source-file line (each shown as a diff and confirmed), then the daemons and the installed files."`
+
+	InstallDispatcher installDispatcherCmd `cmd:"" name:"install-dispatcher" help:"write the tma dispatcher beside the tools (what go install does not place), atomically."`
+	InstallFiles      installFilesCmd      `cmd:"" name:"install-files" help:"install built files into a bin directory, each written beside its name and then all renamed over (what make install runs); replaces a daemon of the build it replaced."`
 
 	// The scripts cover every tool's commands (completions.go).
 	Completions completionsCmd `cmd:"" name:"completions" help:"write the completion script for one shell to stdout (bash, zsh, fish); with none, where each shell reads it from."`
@@ -87,6 +91,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return completions(e, &c.Completions)
 	case strings.HasPrefix(cmd, "device "):
 		return devices(e, &c.Globals, &c.Device, strings.Fields(cmd)[1], time.Now())
+	case cmd == "uninstall":
+		r := &run{e: e, g: &c.Globals, h: &hooksCmd{Yes: c.Uninstall.Yes}, now: time.Now()}
+		return r.uninstallRun(&c.Uninstall)
+	case cmd == "install-dispatcher":
+		return installDispatcher(e, &c.InstallDispatcher)
+	case strings.HasPrefix(cmd, "install-files"):
+		return installFiles(e, &c.InstallFiles)
 	case cmd == "reload":
 		r := &run{e: e, g: &c.Globals, h: &hooksCmd{}, now: time.Now()}
 		return r.reload()
