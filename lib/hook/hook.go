@@ -414,6 +414,15 @@ func claim(ev Event, panes []Pane) (*Plan, error) {
 		if err := line("#{&&:"+newer+",#{!=:#{@agent_state},blocked}}", []tmux.Set{{Name: "@agent_attention", Value: "1"}}); err != nil {
 			return nil, err
 		}
+	case state == "idle":
+		// Blocked to idle by an event that is no turn's end (Codex's
+		// Interrupt when a prompt is rejected with Esc): the prompt went
+		// with no work after it, and a turn that never worked is not done.
+		// The mark was the block's; the fold retires it the same way when
+		// the screen shows the move (architecture.md).
+		if err := line("#{&&:"+newer+",#{==:#{@agent_state},blocked}}", []tmux.Set{{Name: "@agent_attention", Unset: true}}); err != nil {
+			return nil, err
+		}
 	}
 	// Only a lifecycle start registers a session: a pane that never saw one
 	// (Codex with only its notify channel wired) takes every event, since the

@@ -121,10 +121,12 @@ func TestEventCarriesGauge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(pl.Lines); n != 2 {
-		t.Fatalf("want the claim and the reading, got %d lines", n)
+	// An idle claim that is no turn's end first retires a block's mark
+	// (guarded: only where the pane is blocked), then claims, then reads.
+	if n := len(pl.Lines); n != 3 {
+		t.Fatalf("want the mark's retirement, the claim and the reading, got %d lines", n)
 	}
-	if _, got := sets(t, pl.Lines[1]); got["@agent_tokens"] != "2220" || got["@agent_context_pct"] != "2" {
+	if _, got := sets(t, pl.Lines[2]); got["@agent_tokens"] != "2220" || got["@agent_context_pct"] != "2" {
 		t.Errorf("reading: %v", got)
 	}
 	claude := `{"session_id":"s-1","tool_name":"Bash","tool_input":{"command":"echo context_window used_percentage"}}`
