@@ -145,9 +145,9 @@ EOF
 
 # The keys, exactly as `tma install-keys` writes them (prefix a the picker,
 # G watch, j/g/b/h the jumps, A the action menu), into the demo's own config
-# dir; no daemon line (the demo runs none). The bindings run `tma` from the
-# server's PATH: the server inherits this script's environment, so bin/
-# goes first and the demo config is the one they read. The picker runs the
+# dir; no daemon line (the demo runs none). The bindings run bin/tma by its
+# absolute path; the server inherits this script's environment, so the demo
+# config is the one they read. The picker runs the
 # fzf make deps put beside the binaries.
 PATH=$root/bin:$PATH
 TMA_CONFIG=$cfg
@@ -278,7 +278,7 @@ printf '\n'
 shown status
 shown status --format plain
 printf '$ tmux list-keys   (the tma bindings, as tma install-keys writes them)\n'
-t list-keys -T prefix | grep -E ' (tma|run-shell "?tma |run-shell .tma )' || die "the tma keys are not bound"
+t list-keys -T prefix | grep -E '[ "/]tma( |"|$)' || die "the tma keys are not bound"
 printf '\n'
 # The picker (prefix a) runs this fzf.
 printf '$ tma doctor | grep fzf\n'

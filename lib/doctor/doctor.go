@@ -33,6 +33,7 @@ type Report struct {
 	Clients           dClients     `json:"clients"`
 	StatusOption      dStatus      `json:"status_option"`
 	Mouse             dMouse       `json:"mouse"`
+	Keys              dKeys        `json:"keys"`
 	Watch             dWatch       `json:"watch"`
 	Wrapper           dWrapper     `json:"wrapper"`
 	Notify            dNotify      `json:"notify"`
@@ -196,7 +197,9 @@ type Facts struct {
 	Notify    *notify.Failure
 	NotifyErr error
 	Options   Options
-	Config    *config.Config
+	// Keys is tma's bindings on the server and what each would run.
+	Keys   Keys
+	Config *config.Config
 	// ConfigPath is the config file read ("" for none); ConfigErr why it
 	// did not load, when it did not (Config is then the defaults).
 	ConfigPath string
@@ -224,7 +227,8 @@ type Options struct {
 func Diagnose(f Facts) (*Report, string) {
 	doc := &Report{Schema: 1, TmuxHooks: []dHook{}, ProcessNameIssues: []dNameIssue{}, Nested: []dPaneNote{},
 		RemotePanes: []dPaneNote{}, IgnoredPanes: []dPaneNote{}, StampIssues: []dPaneNote{}, Agents: []dAgent{},
-		Manifests: dManifests{Skipped: []dSkipped{}}, Actions: dActions{Issues: []string{}}, ProcessWalk: dWalk{OK: true}}
+		Manifests: dManifests{Skipped: []dSkipped{}}, Actions: dActions{Issues: []string{}}, ProcessWalk: dWalk{OK: true},
+		Keys: dKeys{Bindings: []dKeyCall{}}}
 	var b strings.Builder
 	line := func(label, format string, a ...any) {
 		fmt.Fprintf(&b, "%-9s%s\n", label, fmt.Sprintf(format, a...))
@@ -467,6 +471,10 @@ func Diagnose(f Facts) (*Report, string) {
 			line("mouse:", "the status-line click bindings are installed but `mouse` is off — they do nothing until you `tmux set -g mouse on` (tma never sets it)")
 		}
 	}
+
+	// A binding that names a tma the server cannot run fails with 127 and
+	// nothing on screen: the picker popup opens and closes.
+	doc.Keys = f.Keys.line(line, warn)
 
 	// Out-of-scope panes, and stamps tma cannot read.
 	var agents []*record.Pane

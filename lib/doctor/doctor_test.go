@@ -87,7 +87,7 @@ func TestHealthyServerHasNoFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := testkit.KeyOrder(t, string(b)); k != "schema server config daemon ambient_driver clients status_option mouse watch wrapper notify tmux_hooks manifests process_name_issues process_walk nested_multiplexers remote_panes ignored_panes stamp_issues agents actions fzf warnings below_tier" {
+	if k := testkit.KeyOrder(t, string(b)); k != "schema server config daemon ambient_driver clients status_option mouse keys watch wrapper notify tmux_hooks manifests process_name_issues process_walk nested_multiplexers remote_panes ignored_panes stamp_issues agents actions fzf warnings below_tier" {
 		t.Errorf("report keys: %s", k)
 	}
 }

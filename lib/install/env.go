@@ -138,6 +138,9 @@ func (e Env) LookPath(name string) string {
 	return ""
 }
 
+// IsExec reports an executable regular file.
+func IsExec(p string) bool { return isExec(p) }
+
 func isExec(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0

@@ -1,7 +1,9 @@
 package install
 
 import (
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -12,24 +14,34 @@ const KeysMarker = "# tma keys"
 const keysHeader = "# tma keybindings, managed by `tma install-keys`. Do not hand-edit; re-run to update,\n" +
 	"# or `tma install-keys --uninstall` to remove.\n"
 
-// KeyBindings are the prefix bindings, exactly as the manual writes them.
-var KeyBindings = []string{
-	`bind-key a display-popup -E -w 80% -h 60% 'tma'`,
-	`bind-key G run-shell 'tma watch --temporary-session --table --client "#{client_name}"'`,
-	`bind-key j run-shell 'tma jump --attention --client "#{client_name}"'`,
-	`bind-key g run-shell 'tma jump --blocked --client "#{client_name}"'`,
-	`bind-key b run-shell 'tma jump --back --client "#{client_name}"'`,
-	`bind-key h run-shell 'tma jump --home --client "#{client_name}"'`,
-	`bind-key A run-shell 'tma act --menu --pane "#{pane_id}"'`,
+// Binding is one of tma's prefix bindings: the [keys] / @tma-key-<Name>
+// that chooses its key, the key install-keys takes by default (a key
+// stock tmux leaves unbound), and the command, with {tma} for the tma the
+// binding runs.
+type Binding struct {
+	Name, Default, Command string
 }
 
-// MouseBindings are the opt-in status-line clicks (--mouse). A left click
-// on the blocked count jumps to the longest-blocked agent, on any other
-// tma:* range opens the picker popup, anywhere else does what tmux does
-// (switch-client -t=); a right click on a tma:* range opens the agent menu.
-var MouseBindings = func() []string {
-	left := ` if-shell -F '#{==:#{mouse_status_range},tma:blocked}' { run-shell 'tma jump --blocked --client "#{client_name}"' } { if-shell -F '#{m:tma:*,#{mouse_status_range}}' { display-popup -E -w 80% -h 60% 'tma' } { switch-client -t= } }`
-	right := ` if-shell -F '#{m:tma:*,#{mouse_status_range}}' { run-shell 'tma jump --menu --client "#{client_name}"' }`
+// Bindings are the prefix bindings, in the managed file's order; with the
+// default keys and a bare tma they are exactly the manual's lines.
+var Bindings = []Binding{
+	{"picker", "a", `display-popup -E -w 80% -h 60% '{tma}'`},
+	{"watch", "G", `run-shell '{tma} watch --temporary-session --table --client "#{client_name}"'`},
+	{"attention", "j", `run-shell '{tma} jump --attention --client "#{client_name}"'`},
+	{"blocked", "g", `run-shell '{tma} jump --blocked --client "#{client_name}"'`},
+	{"back", "b", `run-shell '{tma} jump --back --client "#{client_name}"'`},
+	{"home", "h", `run-shell '{tma} jump --home --client "#{client_name}"'`},
+	{"menu", "A", `run-shell '{tma} act --menu --pane "#{pane_id}"'`},
+}
+
+// mouseBindings are the opt-in status-line clicks (--mouse), {tma} the tma
+// they run. A left click on the blocked count jumps to the longest-blocked
+// agent, on any other tma:* range opens the picker popup, anywhere else
+// does what tmux does (switch-client -t=); a right click on a tma:* range
+// opens the agent menu.
+var mouseBindings = func() []string {
+	left := ` if-shell -F '#{==:#{mouse_status_range},tma:blocked}' { run-shell '{tma} jump --blocked --client "#{client_name}"' } { if-shell -F '#{m:tma:*,#{mouse_status_range}}' { display-popup -E -w 80% -h 60% '{tma}' } { switch-client -t= } }`
+	right := ` if-shell -F '#{m:tma:*,#{mouse_status_range}}' { run-shell '{tma} jump --menu --client "#{client_name}"' }`
 	return []string{
 		"bind-key -n MouseDown1Status" + left,
 		"bind-key -n MouseDown1StatusRight" + left,
@@ -38,27 +50,143 @@ var MouseBindings = func() []string {
 	}
 }()
 
-// DaemonLine starts the event-hub daemon for whichever server loads the
-// file (--no-daemon leaves it out).
-const DaemonLine = `run-shell -b 'tma --socket-path "#{socket_path}" daemon --ensure >/dev/null 2>&1'`
+// MouseMark and DaemonMark tell, in a managed file, that install-keys
+// wrote the mouse group and the daemon launcher (init keeps both choices).
+const (
+	MouseMark  = "bind-key -n MouseDown1Status "
+	DaemonMark = "daemon --ensure"
+)
+
+// daemonLine starts the event-hub daemon for whichever server loads the
+// file (--no-daemon leaves it out); {tma} is the tma it runs.
+const daemonLine = `run-shell -b '{tma} --socket-path "#{socket_path}" daemon --ensure >/dev/null 2>&1'`
+
+// KeysSpec is what the managed file binds.
+type KeysSpec struct {
+	// Tma is the tma the bindings run: an absolute path (see TmaProgram),
+	// so a tmux server whose PATH predates the install still finds it;
+	// "" is the bare name.
+	Tma string
+	// Keys maps a Binding's Name to its key; a missing name takes the
+	// default, "" leaves the binding out.
+	Keys          map[string]string
+	Mouse, Daemon bool
+}
+
+func (s KeysSpec) prog() string {
+	if s.Tma == "" {
+		return "tma"
+	}
+	return s.Tma
+}
+
+// Key is the key a binding is on under this spec ("" for none).
+func (s KeysSpec) Key(b Binding) string {
+	if k, ok := s.Keys[b.Name]; ok {
+		return k
+	}
+	return b.Default
+}
 
 // KeysFile renders the managed file.
-func KeysFile(mouse, daemon bool) []byte {
+func KeysFile(s KeysSpec) []byte {
 	var b strings.Builder
 	b.WriteString(keysHeader)
-	for _, l := range KeyBindings {
+	for _, l := range s.Lines() {
 		b.WriteString(l + "\n")
-	}
-	if mouse {
-		for _, l := range MouseBindings {
-			b.WriteString(l + "\n")
-		}
-	}
-	if daemon {
-		b.WriteString(DaemonLine + "\n")
 	}
 	return []byte(b.String())
 }
+
+// Lines are the managed file's commands, header left out: the prefix
+// bindings, the mouse group, the launcher.
+func (s KeysSpec) Lines() []string {
+	var out []string
+	for _, bd := range Bindings {
+		if k := s.Key(bd); k != "" {
+			out = append(out, "bind-key "+TmuxKey(k)+" "+strings.ReplaceAll(bd.Command, "{tma}", s.prog()))
+		}
+	}
+	if s.Mouse {
+		for _, l := range mouseBindings {
+			out = append(out, strings.ReplaceAll(l, "{tma}", s.prog()))
+		}
+	}
+	if s.Daemon {
+		out = append(out, strings.ReplaceAll(daemonLine, "{tma}", s.prog()))
+	}
+	return out
+}
+
+// safeProgram is a path a binding can carry as it is: inside the single
+// quotes of a tmux command and then as one shell word, with nothing tmux's
+// formats (#) or the shell would read.
+var safeProgram = regexp.MustCompile(`^/[A-Za-z0-9/._+@%:=~-]*$`)
+
+// TmaProgram is the tma the managed file names: tma's absolute path, so
+// the keys work on a server whose PATH lacks the install dir. beside is the
+// dispatcher next to the running tool, onPath what $PATH finds; when both
+// are the same file the $PATH spelling wins (a package manager's stable
+// link, /opt/homebrew/bin/tma, outlives the versioned directory it points
+// into). A path the bindings cannot carry (a quote, a space, a #) or no
+// tma at all gives "" (the bare name) and why.
+func TmaProgram(beside, onPath string, same func(a, b string) bool) (prog, why string) {
+	p := beside
+	switch {
+	case beside == "" && onPath == "":
+		return "", "no tma found beside this tool or on $PATH"
+	case beside == "":
+		p = onPath
+	case onPath != "" && same(beside, onPath):
+		p = onPath
+	}
+	if !safeProgram.MatchString(p) {
+		return "", fmt.Sprintf("%s holds a character a tmux binding cannot carry as it is (a space, a quote or a #)", p)
+	}
+	return p, ""
+}
+
+// keyRE is a key name tmux takes: modifiers, then one printable character
+// or a named key (F5, Enter, PageUp, ...).
+var keyRE = regexp.MustCompile(`^(?:[CMS]-)*(?:[!-~]|[A-Za-z][A-Za-z0-9]+)$`)
+
+// CheckKey says what is wrong with a key name ("" when tmux takes it).
+func CheckKey(k string) string {
+	if !keyRE.MatchString(k) {
+		return fmt.Sprintf("%q is not a tmux key name (a character such as g or G, optionally after C-, M- or S-; or a named key such as F5)", k)
+	}
+	return ""
+}
+
+// TmuxKey writes a key for a tmux config line: a punctuation key is
+// quoted so the parser does not read it as syntax (; { } # ' " ~ $ ...).
+func TmuxKey(k string) string {
+	last := k[strings.LastIndex(k, "-")+1:]
+	if last == "" || len(last) > 1 || isAlnum(last[0]) {
+		return k
+	}
+	if strings.Contains(k, "'") {
+		return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`).Replace(k) + `"`
+	}
+	return "'" + k + "'"
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// ManagedProgram is the tma a managed file's bindings run ("" when it has
+// none), for telling a file written by another install from a hand edit.
+func ManagedProgram(file []byte) string {
+	for _, l := range strings.Split(string(file), "\n") {
+		if m := programRE.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+var programRE = regexp.MustCompile(`run-shell (?:-b )?'(\S*tma) `)
 
 // KeysDir is the dir of the managed file: --config-dir, else TMA_CONFIG_DIR,
 // else $XDG_CONFIG_HOME/tma, else ~/.config/tma. pinned reports a dir named

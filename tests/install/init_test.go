@@ -113,7 +113,7 @@ func TestInitFirstRunThenNothing(t *testing.T) {
 		last = i
 	}
 	if !strings.Contains(h.read(".codex/config.toml"), `notify = ["tma-hook", "codex", "notify"]`) ||
-		!strings.Contains(h.read(".tmux.conf"), "# tma keys") || h.read(".config/tma/tmux.conf") != string(install.KeysFile(false, true)) {
+		!strings.Contains(h.read(".tmux.conf"), "# tma keys") || h.read(".config/tma/tmux.conf") != string(install.KeysFile(install.KeysSpec{Daemon: true})) {
 		t.Fatal("init did not write what install-hooks and install-keys write")
 	}
 	if h.read(".gemini/settings.json") != "<absent>" {

@@ -67,7 +67,7 @@ func TestDoctor(t *testing.T) {
 	}
 
 	out, _, _ = e.tma("doctor", "--json")
-	want := "schema server config daemon ambient_driver clients status_option mouse watch wrapper notify tmux_hooks manifests process_name_issues process_walk nested_multiplexers remote_panes ignored_panes stamp_issues agents actions fzf warnings below_tier"
+	want := "schema server config daemon ambient_driver clients status_option mouse keys watch wrapper notify tmux_hooks manifests process_name_issues process_walk nested_multiplexers remote_panes ignored_panes stamp_issues agents actions fzf warnings below_tier"
 	if got := testkit.KeyOrder(t, out); got != want {
 		t.Errorf("doctor --json keys:\n got %s\nwant %s", got, want)
 	}

@@ -77,13 +77,15 @@ func TestInstallKeysRoundTrip(t *testing.T) {
 		t.Errorf("tmux config after install:\n%q", got)
 	}
 	m := read(t, managed)
+	// The bindings run tma by its absolute path (issue 29 item 2).
+	tma := filepath.Join(binDir, "tma")
 	for _, want := range []string{
 		"# tma keybindings, managed by `tma install-keys`. Do not hand-edit; re-run to update,\n# or `tma install-keys --uninstall` to remove.\n",
-		"bind-key a display-popup -E -w 80% -h 60% 'tma'\n",
-		"bind-key G run-shell 'tma watch --temporary-session --table --client \"#{client_name}\"'\n",
-		"bind-key g run-shell 'tma jump --blocked --client \"#{client_name}\"'\n",
-		"bind-key A run-shell 'tma act --menu --pane \"#{pane_id}\"'\n",
-		"run-shell -b 'tma --socket-path \"#{socket_path}\" daemon --ensure >/dev/null 2>&1'\n",
+		"bind-key a display-popup -E -w 80% -h 60% '" + tma + "'\n",
+		"bind-key G run-shell '" + tma + " watch --temporary-session --table --client \"#{client_name}\"'\n",
+		"bind-key g run-shell '" + tma + " jump --blocked --client \"#{client_name}\"'\n",
+		"bind-key A run-shell '" + tma + " act --menu --pane \"#{pane_id}\"'\n",
+		"run-shell -b '" + tma + " --socket-path \"#{socket_path}\" daemon --ensure >/dev/null 2>&1'\n",
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("managed file lacks %q", want)
@@ -123,7 +125,7 @@ func TestInstallKeysRoundTrip(t *testing.T) {
 		t.Fatalf("tmux rejects the managed file: %v %s", err, out)
 	}
 	keys := e.s.MustRun("list-keys")
-	for _, want := range []string{"tma jump --blocked", "tma jump --attention", "tma jump --back", "tma jump --home", "tma watch --temporary-session --table", "MouseDown3StatusRight"} {
+	for _, want := range []string{tma + " jump --blocked", tma + " jump --attention", tma + " jump --back", tma + " jump --home", tma + " watch --temporary-session --table", "MouseDown3StatusRight"} {
 		if !strings.Contains(keys, want) {
 			t.Errorf("tmux has no binding running %q", want)
 		}
@@ -284,5 +286,55 @@ func TestSourceLineLoadsOneFile(t *testing.T) {
 		if got := e.s.MustRun("show-options", "-gqv", "@loads"); strings.TrimRight(got, "\n") != c.want {
 			t.Errorf("XDG_CONFIG_HOME=%q: the source line loaded %q, want %q", c.xdg, got, c.want)
 		}
+	}
+}
+
+// TestKeysRunOnAServerWithoutTmaOnPath: a tmux server started before the
+// install has a PATH without the install dir, and a binding that calls a
+// bare tma fails there with 127 and nothing on screen. The managed file
+// names tma's absolute path, so prefix g jumps on such a server, and doctor
+// says what each binding runs; a binding left calling a bare tma, or a path
+// that is gone, is a warning.
+func TestKeysRunOnAServerWithoutTmaOnPath(t *testing.T) {
+	e := newEnv(t, "")
+	a := e.s.StartAgent("claude", claudeBlocked)
+	e.ls()
+	if _, errs, code := e.tma("install-keys", "--yes", "--no-daemon"); code != 0 {
+		t.Fatalf("install-keys: %s", errs)
+	}
+	e.s.MustRun("set-environment", "-g", "PATH", "/usr/bin:/bin")
+	e.s.MustRun("set-environment", "-g", "HOME", e.home)
+	e.s.MustRun("source-file", filepath.Join(e.home, ".config", "tma", "tmux.conf"))
+	out, _, _ := e.tma("doctor")
+	if want := "keys:    A G a b g h j run " + filepath.Join(binDir, "tma") + " ✓"; !strings.Contains(out, want) {
+		t.Errorf("doctor lacks %q:\n%s", want, out)
+	}
+	home := e.window("s", "sleep 600")
+	c := e.attach(home)
+	c.keys("\x02g") // C-b g
+	c.waitPane(a.Pane, "prefix g on a server whose PATH lacks tma")
+
+	// What an install-keys before this one wrote: a bare tma.
+	e.s.MustRun("bind-key", "g", "run-shell", `tma jump --blocked --client "#{client_name}"`)
+	out, _, _ = e.tma("doctor", "--exit-code")
+	if want := "g run `tma`, which is not on the tmux server's PATH (/usr/bin:/bin): tmux fails them with 127"; !strings.Contains(out, want) {
+		t.Errorf("doctor lacks %q:\n%s", want, out)
+	}
+	e.s.MustRun("bind-key", "g", "run-shell", "/gone/bin/tma jump --blocked")
+	if out, _, code := e.tma("doctor", "--exit-code"); !strings.Contains(out, "g run /gone/bin/tma, which is not an executable file") || code != 1 {
+		t.Errorf("doctor on a binding whose tma is gone: exit %d\n%s", code, out)
+	}
+	// A hand-edited or older managed file is drift, and says which tma it runs.
+	managed := filepath.Join(e.home, ".config", "tma", "tmux.conf")
+	old := strings.ReplaceAll(read(t, managed), filepath.Join(binDir, "tma")+" ", "tma ")
+	old = strings.ReplaceAll(old, "'"+filepath.Join(binDir, "tma")+"'", "'tma'")
+	if err := os.WriteFile(managed, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := e.tma("install-keys", "--check", "--no-daemon"); code != 1 || !strings.Contains(out, "runs tma, not this tma ("+filepath.Join(binDir, "tma")+")") {
+		t.Errorf("--check on a file naming a bare tma: exit %d\n%s", code, out)
+	}
+	if out, _, code := e.tma("install-keys", "--yes", "--no-daemon"); code != 0 || !strings.Contains(out, "+ bind-key g run-shell '"+filepath.Join(binDir, "tma")) {
+		t.Errorf("re-install does not rewrite the path: exit %d\n%s", code, out)
 	}
 }

@@ -3,6 +3,7 @@ package setup
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,6 +23,8 @@ func TestMakeDemo(t *testing.T) {
 		t.Fatalf("make demo: %v\n%s", err, out)
 	}
 	s := string(out)
+	// The keys run tma by its absolute path (issue 29 item 2).
+	tmaBin := filepath.Join(root(), "bin", "tma")
 	for _, want := range []string{
 		"\tclaude\tblocked\tpermission\t",
 		"\tcodex\tworking\t",
@@ -32,9 +35,9 @@ func TestMakeDemo(t *testing.T) {
 		"⚑1 ●2 ✓1 ○1 ?1",
 		// The keys, as install-keys writes them.
 		"-T prefix a       display-popup -E",
-		"-T prefix g       run-shell \"tma jump --blocked",
-		"-T prefix b       run-shell \"tma jump --back",
-		"-T prefix A       run-shell \"tma act --menu",
+		"-T prefix g       run-shell \"" + tmaBin + " jump --blocked",
+		"-T prefix b       run-shell \"" + tmaBin + " jump --back",
+		"-T prefix A       run-shell \"" + tmaBin + " act --menu",
 		`"outcome":"sent"`,
 		// The picker's fzf, found beside the binaries.
 		"/bin/fzf ✓",

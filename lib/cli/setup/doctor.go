@@ -109,6 +109,7 @@ func (r *run) doctorFacts(self string, cfgErr error) doctor.Facts {
 			f.TmuxHooks, f.TmuxHooksListed = th.Check(entries, recorded), true
 		}
 		f.Options = doctor.ReadOptions(ctx, c)
+		f.Keys = doctor.ReadKeys(ctx, c)
 	}
 	f.Actions, f.ActionsErr = act.Load(actionsDir(r.e))
 	f.FzfLine, f.FzfOK = FzfDoctorLine(r.e.Getenv, self)

@@ -237,8 +237,8 @@ func (r *run) initKeys(k *initCmd) *keysCmd {
 	kc := &keysCmd{Yes: k.Yes, ConfigDir: k.ConfigDir, Conf: k.Conf}
 	dir, _ := r.env.KeysDir(k.ConfigDir)
 	if old, existed, _, err := install.ReadFile(filepath.Join(dir, "tmux.conf")); err == nil && existed {
-		kc.Mouse = bytes.Contains(old, []byte(install.MouseBindings[0]))
-		kc.NoDaemon = !bytes.Contains(old, []byte(install.DaemonLine))
+		kc.Mouse = bytes.Contains(old, []byte(install.MouseMark))
+		kc.NoDaemon = !bytes.Contains(old, []byte(install.DaemonMark))
 	}
 	return kc
 }

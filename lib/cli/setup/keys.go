@@ -52,12 +52,14 @@ func (r *run) keys(k *keysCmd) int {
 	}
 	switch {
 	case k.Check:
-		return r.keysCheck(k, managed, conf, line, mOld, mExisted, cOld)
+		return r.keysCheck(k, r.keysSpec(self), managed, conf, line, mOld, mExisted, cOld)
 	case k.Uninstall:
 		return r.keysUninstall(managed, conf, mExisted, cOld, cExisted, cMode)
 	}
 
-	want := install.KeysFile(k.Mouse, !k.NoDaemon)
+	spec := r.keysSpec(self)
+	spec.Mouse, spec.Daemon = k.Mouse, !k.NoDaemon
+	want := install.KeysFile(spec)
 	var changes []install.Change
 	if !mExisted || !bytes.Equal(mOld, want) {
 		changes = append(changes, install.Change{Path: managed, What: "tma keybindings", Old: mOld, Existed: mExisted, Mode: keepMode(mMode, mExisted), New: want})
@@ -79,6 +81,41 @@ func (r *run) keys(k *keysCmd) int {
 	return r.exit()
 }
 
+// keysSpec is what this tma binds: itself by its absolute path (the
+// dispatcher beside self, spelled as $PATH finds it when that is the same
+// file), on the keys the config chooses. A tma the bindings cannot name
+// by path is bound by its bare name, with a note.
+func (r *run) keysSpec(self string) install.KeysSpec {
+	beside := ""
+	if self != "" {
+		if p := filepath.Join(filepath.Dir(self), "tma"); install.IsExec(p) {
+			beside = p
+		}
+	}
+	prog, why := install.TmaProgram(beside, r.env.LookPath("tma"), sameFile)
+	if why != "" && !r.keysNoted {
+		r.keysNoted = true
+		r.out("tma: note: the bindings call `tma` by name, from the tmux server's PATH: %s", why)
+	}
+	return install.KeysSpec{Tma: prog}
+}
+
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+func orBare(p string) string {
+	if p == "" {
+		return "`tma` from PATH"
+	}
+	return p
+}
+
 // keepMode keeps an existing file's mode; a new tmux config or managed file
 // is 0644 like any dotfile (nothing in it is private).
 func keepMode(m os.FileMode, existed bool) os.FileMode {
@@ -88,17 +125,24 @@ func keepMode(m os.FileMode, existed bool) os.FileMode {
 	return 0o644
 }
 
-func (r *run) keysCheck(k *keysCmd, managed, conf, line string, mOld []byte, mExisted bool, cOld []byte) int {
+func (r *run) keysCheck(k *keysCmd, spec install.KeysSpec, managed, conf, line string, mOld []byte, mExisted bool, cOld []byte) int {
 	var problems []string
 	daemon := !k.NoDaemon
-	switch {
+	file := func(mouse, daemon bool) []byte {
+		s := spec
+		s.Mouse, s.Daemon = mouse, daemon
+		return install.KeysFile(s)
+	}
+	switch prog := install.ManagedProgram(mOld); {
 	case !mExisted:
 		problems = append(problems, fmt.Sprintf("%s is missing", r.env.Pretty(managed)))
-	case bytes.Equal(mOld, install.KeysFile(true, daemon)):
-	case !k.Mouse && bytes.Equal(mOld, install.KeysFile(false, daemon)):
-	case k.Mouse && bytes.Equal(mOld, install.KeysFile(false, daemon)):
+	case bytes.Equal(mOld, file(true, daemon)):
+	case !k.Mouse && bytes.Equal(mOld, file(false, daemon)):
+	case k.Mouse && bytes.Equal(mOld, file(false, daemon)):
 		problems = append(problems, fmt.Sprintf("%s lacks the mouse bindings (install with --mouse)", r.env.Pretty(managed)))
-	case bytes.Equal(mOld, install.KeysFile(k.Mouse, !daemon)) || bytes.Equal(mOld, install.KeysFile(!k.Mouse, !daemon)):
+	case prog != "" && prog != spec.Tma && !(prog == "tma" && spec.Tma == ""):
+		problems = append(problems, fmt.Sprintf("%s runs %s, not this tma (%s): written by another install, or before tma wrote its path", r.env.Pretty(managed), prog, orBare(spec.Tma)))
+	case bytes.Equal(mOld, file(k.Mouse, !daemon)) || bytes.Equal(mOld, file(!k.Mouse, !daemon)):
 		if daemon {
 			problems = append(problems, fmt.Sprintf("%s lacks the daemon launcher line (pass --check --no-daemon if you installed with --no-daemon)", r.env.Pretty(managed)))
 		} else {

@@ -113,17 +113,18 @@ type run struct {
 	h   *hooksCmd
 	now time.Time
 
-	env      install.Env
-	loaded   *common.Loaded
-	wrapper  *install.Wrapper
-	wrapErr  error
-	tmaPath  string
-	record   *install.Record
-	slRecord *install.StatuslineRecord
-	declined bool
-	failed   bool
-	inInit   bool // a step of tma init (which reports the status line itself)
-	wired    bool // this run wrote some agent's hooks (offerRestart says so)
+	env       install.Env
+	loaded    *common.Loaded
+	wrapper   *install.Wrapper
+	wrapErr   error
+	tmaPath   string
+	record    *install.Record
+	slRecord  *install.StatuslineRecord
+	declined  bool
+	failed    bool
+	inInit    bool // a step of tma init (which reports the status line itself)
+	keysNoted bool // keysSpec said once why the bindings call tma by name
+	wired     bool // this run wrote some agent's hooks (offerRestart says so)
 }
 
 func (r *run) out(format string, a ...any) { fmt.Fprintf(r.e.Stdout, format+"\n", a...) }
