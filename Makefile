@@ -33,9 +33,11 @@ deps:
 
 # Every test: lint, unit, CLI contracts and integration against real,
 # isolated tmux servers. A test whose tool is missing fails (make deps
-# provides them all); only the opt-in tiers below are left out.
+# provides them all); only the opt-in tiers below are left out. The
+# integration package takes about 5 minutes on an idle 2-core machine and
+# more than go test's default 10 on a loaded one, hence -timeout.
 test: deps build lint
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 45m ./...
 	@echo "make test: passed. Not run (opt-in): TMA_LAB=1 go test ./fixtures/lab/... ./tests/integration/ -run Live (the lab's captures from the real agents, and tma act against a real OpenCode), make e2e-agents (the release check), make bench, make fuzz"
 
 lint:

@@ -808,9 +808,18 @@ func TestDaemonPushSubscribe(t *testing.T) {
 	_, poll, _ := e.startIn(t.TempDir(), "subscribe", "--json", "--events", "--interval", "1s")
 	time.Sleep(1500 * time.Millisecond) // both streams' first (silent) cycle, the subscription made
 
+	// The screen follows the hook, as the agent's does: a working claim
+	// over Claude's idle prompt is released by the screen two cycles on,
+	// and a loaded machine's 1 s poll could then miss the working state
+	// altogether (seen: the poll stream printed nothing for done -> working).
 	fireAndCompare := func(event, to string) {
 		t.Helper()
 		e.fire(a.Pane, "claude", event, `{`+sess+`}`)
+		if to == "working" {
+			a.Paint(claudeWorking)
+		} else {
+			a.Paint(claudeIdle)
+		}
 		got := nextEvent(t, push, 20*time.Second)
 		if got == "" {
 			t.Fatalf("%s: the push stream printed nothing (its own poll is a minute away)\nstderr: %s\nlog:\n%s", event, pushErr, e.daemonLog())
