@@ -25,9 +25,10 @@ build:
 	cp shell/tma bin/tma
 	chmod +x bin/tma
 
-# What make test and make demo need beyond Go (shell/deps.sh): the pinned
-# fzf built into bin/, the Debian tools by apt-get as root (else the exact
-# install command, exit 2). A no-op when nothing is missing.
+# What make test needs beyond Go (shell/deps.sh): the pinned fzf built into
+# bin/, the Debian tools by apt-get as root (else the exact install command,
+# exit 2). A no-op when nothing is missing. make demo asks for its own few
+# (shell/deps.sh demo: tmux and the fzf).
 deps:
 	@GO=$(GO) TMA_FZF_MODULE=$(FZF) TMA_DEPS_QUIET=1 sh shell/deps.sh
 
@@ -75,7 +76,10 @@ CHURN    ?= windows
 stress: build
 	MODE='$(MODE)' CHURN='$(CHURN)' sh scripts/control-crash.sh bin '$(ROUNDS)' '$(TMUX_BIN)'
 
-demo: deps build
+# The demo needs tmux, Go and the pinned fzf only (shell/deps.sh demo), not
+# the test toolchain.
+demo: build
+	@GO=$(GO) TMA_FZF_MODULE=$(FZF) TMA_DEPS_QUIET=1 sh shell/deps.sh demo
 	./shell/demo.sh
 
 # Every file is written beside its name in BINDIR, then all are renamed

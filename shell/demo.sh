@@ -40,7 +40,10 @@ tq() { printf '%s' "$1" | sed 's/[\\"$]/\\&/g; s/#/##/g'; }
 command -v "$tmux_bin" >/dev/null 2>&1 || die "tmux ($tmux_bin) not found"
 [ -x "$tma_bin" ] || die "$tma_bin is not built: run make build (or make demo)"
 [ -d "$manifests" ] || die "no manifests in $manifests"
-command -v less >/dev/null 2>&1 || die "less not found (the unknown pane runs it over an agent)"
+# The unknown pane runs a pager over an agent: less where it is installed,
+# else the file shown and cat holding the terminal all the same.
+pager='less'
+command -v less >/dev/null 2>&1 || pager='cat'
 
 # The demo talks to its own server only, with its own config, and must not
 # fire the person's notification commands.
@@ -164,7 +167,7 @@ hint="tma demo: a throwaway tmux server (-L $sock) with fake agents.
   api:docs   gemini    done (went working -> idle; attention raised)
   web:ui     opencode  idle
   web:e2e    pi        working
-  web:review claude    unknown (less(1) is in the foreground over it)
+  web:review claude    unknown ($pager(1) is in the foreground over it)
 The status line runs tma status every second; each window name carries its
 @agent_summary. Try: bin/tma ls, bin/tma status --format plain,
 bin/tma debug explain %1 (typing in a done pane clears its attention).
@@ -196,12 +199,12 @@ t new-session -d -s web -n ui -c "$tmp/src/web" "$tmp/agents/opencode" "$tmp/scr
 	die "cannot start session web"
 idle=$(t display -p -t web:ui '#{pane_id}') || exit 1
 working2=$(agent web e2e pi pi-working.txt) || exit 1
-# unknown: claude alive in the pane, but in a background job while less(1)
+# unknown: claude alive in the pane, but in a background job while the pager
 # holds the terminal, as after ^Z and `less REVIEW.md`.
 # shellcheck disable=SC2016
 unknown=$(t new-window -d -P -F '#{pane_id}' -t web: -n review -c "$tmp/src/web" \
-	sh -c 'set -m; "$1" "$2" >/dev/null 2>&1 & echo $! >"$3"; exec less REVIEW.md' sh \
-	"$tmp/agents/claude" "$tmp/screens/claude-idle.txt" "$tmp/pids/review-claude") ||
+	sh -c 'set -m; "$1" "$2" >/dev/null 2>&1 & echo $! >"$3"; if [ "$4" = less ]; then exec less REVIEW.md; fi; cat REVIEW.md; exec cat' sh \
+	"$tmp/agents/claude" "$tmp/screens/claude-idle.txt" "$tmp/pids/review-claude" "$pager") ||
 	die "cannot open web:review"
 
 # --- drive cycles ----------------------------------------------------------

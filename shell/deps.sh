@@ -1,6 +1,7 @@
 #!/bin/sh
-# make deps: everything `make test` and `make demo` need beyond Go, set up in
-# one place (.ci/run calls it too).
+# make deps: everything `make test` needs beyond Go, set up in one place
+# (.ci/run calls it too); `deps.sh demo` (make demo) sets up only what the
+# demo needs: tmux and the fzf below, never the test toolchain.
 #
 # - fzf (the picker executes it, never links it) is built from the Go module
 #   proxy into bin/fzf, beside the tma binaries, where the picker looks for it
@@ -16,7 +17,17 @@
 # Nothing is done when nothing is missing, so make test can run it every
 # time. Environment: GO (the go binary), TMA_DEPS_BIN (where fzf goes,
 # default bin/ beside this script's repo), TMA_DEPS_QUIET=1 (no "ok" line).
+# The argument is the target: test (the default) or demo.
 set -u
+
+target=${1:-test}
+case $target in
+test | demo) ;;
+*)
+	printf 'deps: error: unknown target %s (test or demo)\n' "$target" >&2
+	exit 2
+	;;
+esac
 
 here=$(cd -- "$(dirname -- "$0")" && pwd) || exit 1
 root=$(dirname -- "$here")
@@ -34,6 +45,8 @@ fzf_ok() {
 # The Debian tools: command, then the package that provides it. script(1)
 # is in bsdutils on bookworm; ps in procps.
 tools='tmux:tmux shellcheck:shellcheck dash:dash git:git script:bsdutils ps:procps node:nodejs curl:curl less:less zsh:zsh fish:fish sshd:openssh-server ssh:openssh-client chromium:chromium'
+# The demo runs tmux and tma (and less when it is there: shell/demo.sh).
+[ "$target" = demo ] && tools='tmux:tmux'
 
 missing_pkgs=""
 missing_cmds=""
@@ -101,5 +114,5 @@ else
 		exit 1
 	}
 fi
-[ -n "${TMA_DEPS_QUIET:-}" ] || say "ok: every tool make test and make demo need is here"
+[ -n "${TMA_DEPS_QUIET:-}" ] || say "ok: every tool make $target needs is here"
 exit 0

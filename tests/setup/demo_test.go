@@ -13,11 +13,16 @@ import (
 // make demo with no terminal, as CI and a script run it: it builds, drives
 // its throwaway server to every state, binds the keys as install-keys does,
 // prints what it shows, and leaves nothing running.
+//
+// It runs on a machine without the test toolchain (issue 29 item 9): tmux,
+// Go and the fzf make builds are all it needs, so shellcheck, node, zsh,
+// fish, sshd, dash, curl, less and chromium are off its PATH.
 func TestMakeDemo(t *testing.T) {
 	mk := testkit.Need(t, "make")
 	cmd := exec.Command(mk, "-s", "demo")
 	cmd.Dir = root()
-	cmd.Env = append(os.Environ(), "TMUX=", "TMA_DEMO_TIMEOUT=60")
+	path := pathWithout(t, "shellcheck", "node", "nodejs", "zsh", "fish", "sshd", "ssh", "dash", "curl", "less", "chromium")
+	cmd.Env = append(os.Environ(), "TMUX=", "TMA_DEMO_TIMEOUT=60", "PATH="+path)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("make demo: %v\n%s", err, out)

@@ -58,8 +58,17 @@ func pathWithout(t *testing.T, lack ...string) string {
 
 func deps(t *testing.T, env []string, asUser bool) (string, int) {
 	t.Helper()
+	return depsFor(t, "", env, asUser)
+}
+
+// depsFor runs shell/deps.sh for a target ("" for none: the default).
+func depsFor(t *testing.T, target string, env []string, asUser bool) (string, int) {
+	t.Helper()
 	script := filepath.Join(root(), "shell", "deps.sh")
 	args := []string{"sh", script}
+	if target != "" {
+		args = append(args, target)
+	}
 	if asUser && os.Getuid() == 0 {
 		// A real unprivileged user: nobody, with no groups.
 		args = append([]string{testkit.Need(t, "setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups"}, args...)
@@ -149,5 +158,42 @@ func TestPinnedFzfAgrees(t *testing.T) {
 	}
 	if !strings.Contains(string(sh), "${TMA_FZF_MODULE:-"+pick.Pinned+"}") {
 		t.Errorf("shell/deps.sh does not default to %s", pick.Pinned)
+	}
+}
+
+// make demo's deps (shell/deps.sh demo) need tmux and the fzf only: with
+// the test toolchain missing and no root, it succeeds where the test
+// target names what is missing (issue 29 item 9).
+func TestDemoDepsNeedOnlyTmux(t *testing.T) {
+	testkit.Need(t, "tmux")
+	// World-readable: the unprivileged run must reach the fzf.
+	bin, err := os.MkdirTemp("", "tma-deps-bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(bin) })
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fzf, err := pick.Find(os.Getenv("PATH"), filepath.Join(root(), "bin"))
+	if err != nil {
+		t.Fatalf("no fzf to lend the run (make deps builds it): %v", err)
+	}
+	b, err := os.ReadFile(fzf.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "fzf"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := pathWithout(t, "shellcheck", "node", "nodejs", "zsh", "fish", "sshd", "ssh", "dash", "curl", "less", "chromium", "fzf")
+	env := []string{"PATH=" + p, "TMA_DEPS_BIN=" + bin}
+	out, code := deps(t, env, true)
+	if code != 2 || !strings.Contains(out, "missing shellcheck") {
+		t.Fatalf("the test target with the toolchain missing: exit %d, want 2 naming it\n%s", code, out)
+	}
+	out, code = depsFor(t, "demo", env, true)
+	if code != 0 || out != "deps: ok: every tool make demo needs is here\n" {
+		t.Fatalf("the demo target: exit %d, want 0\n%s", code, out)
 	}
 }
