@@ -13,7 +13,11 @@
 #   TMA_VERSION=v0.1.0      a release tag (default: the latest release)
 #   TMA_INSTALL_DIR=DIR     where the tools go (default: ~/.local/bin)
 #   TMA_NO_COMPLETIONS=1    leave the shells' completion directories alone
-#   TMA_BASE_URL=URL        the releases to read from (default: tma's on GitHub; a mirror)
+#   TMA_BASE_URL=URL        the releases to read from (default: tma's on GitHub; a mirror
+#                           laid out as GitHub's releases: download/<tag>/, latest/download/)
+#
+# `tma uninstall` removes it all again: the agents' hooks and the keys (each
+# change shown first), the daemons, the completions, then the files.
 set -eu
 
 say() { printf 'tma install: %s\n' "$*"; }

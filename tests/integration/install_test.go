@@ -247,7 +247,23 @@ func TestUninstallLeavesTheHomeAsBefore(t *testing.T) {
 		t.Fatal("install-hooks or install-keys changed nothing in the user's files: the round trip would prove nothing")
 	}
 
-	out, code := in.tma("uninstall", "--yes")
+	// No terminal and no --yes: every step declines, nothing is removed,
+	// the files stay while the hooks call them.
+	out, code := in.tma("uninstall")
+	if code == 0 || !strings.Contains(out, "uninstall stopped before the files") {
+		t.Errorf("uninstall with no terminal and no --yes: exit %d\n%s", code, out)
+	}
+	if again := tree(t, e.home); len(again) != len(mid) {
+		t.Fatalf("a declined uninstall changed HOME (%d entries, was %d)\n%s", len(again), len(mid), out)
+	} else {
+		for p, v := range mid {
+			if again[p] != v {
+				t.Fatalf("a declined uninstall changed %s\n%s", p, out)
+			}
+		}
+	}
+
+	out, code = in.tma("uninstall", "--yes")
 	if code != 0 {
 		t.Fatalf("tma uninstall --yes: exit %d\n%s", code, out)
 	}
