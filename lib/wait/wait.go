@@ -107,6 +107,7 @@ func (w *Waiter) inScope(r *record.Row) bool {
 // Observe folds one cycle: rows are every agent row of the cycle (unfiltered),
 // panes every pane id on the server.
 func (w *Waiter) Observe(rows []*record.Row, panes []string) Decision {
+	rows = asRead(rows)
 	byPane := map[string]*record.Row{}
 	for _, r := range rows {
 		byPane[r.Row.Pane] = r
@@ -195,6 +196,31 @@ func (w *Waiter) Observe(rows []*record.Row, panes []string) Decision {
 		}
 	}
 	return Decision{}
+}
+
+// asRead gives each row as the cycle read it: an idle row whose done the
+// same cycle retired (DoneCleared: a key typed in a client showing the pane
+// between the turn's end and this cycle, which the fold's input clear
+// honours) reached done, and a wait for done is answered with it as done,
+// as subscribe --events reports it. A done retired by a return to work in
+// the same cycle is not recovered: the row carries the new episode's
+// since, not the done's (streams.md).
+func asRead(rows []*record.Row) []*record.Row {
+	var out []*record.Row
+	for i, r := range rows {
+		if r.DoneCleared && r.Row.State == "idle" && !r.Row.Done {
+			if out == nil {
+				out = append([]*record.Row(nil), rows...)
+			}
+			c := *r
+			c.Row.Attention, c.Row.Done = true, true
+			out[i] = &c
+		}
+	}
+	if out == nil {
+		return rows
+	}
+	return out
 }
 
 // single judges one pane: reached, still waiting, vanished (3) or its agent

@@ -58,6 +58,11 @@ func TestWait(t *testing.T) {
 		[]step{{[]*record.Row{working("%1")}, panes, -1, 0}, {[]*record.Row{row("%1", "claude", "blocked", true, 20)}, panes, 0, 1}})
 	run(t, "done is narrower than idle", Spec{Target: TargetPane, Pane: "%1", Until: until("done")},
 		[]step{{[]*record.Row{idle("%1", 5)}, panes, -1, 0}, {[]*record.Row{done("%1", 6)}, panes, 0, 1}})
+	retired := func(p string, ep int64) *record.Row { r := idle(p, ep); r.DoneCleared = true; return r }
+	run(t, "a done the cycle's key retired is reached", Spec{Target: TargetPane, Pane: "%1", Until: until("done")},
+		[]step{{[]*record.Row{working("%1")}, panes, -1, 0}, {[]*record.Row{retired("%1", 6)}, panes, 0, 1}})
+	run(t, "…by --any too", Spec{Target: TargetAny, Until: until("done")},
+		[]step{{[]*record.Row{working("%1"), retired("%2", 6)}, panes, 0, 1}})
 	run(t, "idle matches done", Spec{Target: TargetPane, Pane: "%1", Until: until("idle")},
 		[]step{{[]*record.Row{done("%1", 6)}, panes, 0, 1}})
 	run(t, "--since needs a newer episode", Spec{Target: TargetPane, Pane: "%1", Until: until("idle"), Since: 6},
@@ -95,6 +100,20 @@ func TestWait(t *testing.T) {
 		[]step{{[]*record.Row{idle("%1", 5)}, panes, -1, 0}, {[]*record.Row{idle("%3", 6)}, panes, -1, 0}, {[]*record.Row{idle("%1", 5), idle("%3", 6)}, panes, 0, 2}})
 	run(t, "--count with --since", Spec{Target: TargetCount, Count: 1, Until: until("idle"), Since: 5},
 		[]step{{[]*record.Row{idle("%1", 5)}, panes, -1, 0}, {[]*record.Row{idle("%1", 8)}, panes, 0, 1}})
+}
+
+// The row a wait answers with is the done it reached, not the idle row
+// the key left.
+func TestRetiredDoneIsAnsweredAsDone(t *testing.T) {
+	r := row("%1", "claude", "idle", false, 6)
+	r.DoneCleared = true
+	d := New(Spec{Target: TargetPane, Pane: "%1", Until: until("done")}).Observe([]*record.Row{r}, []string{"%1"})
+	if !d.Done || d.Code != 0 || len(d.Rows) != 1 || !d.Rows[0].Row.Done || !d.Rows[0].Row.Attention {
+		t.Fatalf("decision %+v", d)
+	}
+	if r.Row.Done {
+		t.Error("the caller's row was changed")
+	}
 }
 
 func TestStatesText(t *testing.T) {

@@ -115,3 +115,36 @@ func TestSubscribeKeepsACompletionAKeyRetired(t *testing.T) {
 		t.Error("the key did not retire the mark (the race was not forced)")
 	}
 }
+
+// TestWaitKeepsACompletionAKeyRetired: item 14's race for tma wait --until
+// done: a key typed in the client showing the pane between the Stop and the
+// wait's next cycle retires the done in that very cycle; the wait still
+// reached done and answers with it, where it waited on (2026-12-04 note).
+func TestWaitKeepsACompletionAKeyRetired(t *testing.T) {
+	e := newEnv(t, laneOff)
+	a := e.s.StartAgent("claude", claudeWorking)
+	e.fire(a.Pane, "claude", "SessionStart", `{`+sess+`,"source":"startup"}`)
+	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
+	e.expect(a.Pane, "working")
+	win := strings.TrimSpace(e.s.MustRun("display", "-p", "-t", a.Pane, "#{window_index}"))
+	c := e.attach("s:" + win)
+	c.waitPane(a.Pane, "the client shows the agent")
+
+	cmd, out, errb := e.start("wait", "--pane", a.Pane, "--until", "done", "--json", "--interval", "8s", "--timeout", "30")
+	// Its first cycle (working: no match) is over once its scan keeps a
+	// control connection, which it opens after that cycle's result.
+	e.s.WaitFor(func() bool { return e.controlClients() > 0 }, "the wait's first cycle")
+	e.fire(a.Pane, "claude", "Stop", `{`+sess+`}`)
+	if e.s.Option(a.Pane, "@agent_attention") != "1" {
+		t.Fatal("the Stop raised no done")
+	}
+	time.Sleep(1100 * time.Millisecond) // client activity is whole seconds
+	c.keys("x")                         // its echo is output: the cycle it wakes reads the mark and the key
+	code, so := finish(t, cmd, out, 40*time.Second)
+	if code != 0 || !strings.Contains(so, `"pane":"`+a.Pane+`"`) || !strings.Contains(so, `"done":true`) {
+		t.Fatalf("wait --until done: exit %d %q %s", code, so, errb)
+	}
+	if e.s.Option(a.Pane, "@agent_attention") != "" {
+		t.Error("the key did not retire the mark (the race was not forced)")
+	}
+}
