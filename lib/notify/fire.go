@@ -97,6 +97,7 @@ func FireAll(ctx context.Context, s Settings, ex Execer, labels Labeler, fs []*F
 			repo, branch = labels(f.CWD)
 		}
 		p := Build(f, nowMS, n.IncludeTitle, repo, branch)
+		p.URL = CardURL(s.Config.Serve.HTTP.PublicURL, f.Pane)
 		if cmd := s.Config.NotifyCommand(f.Trigger, s.Env); cmd != "" {
 			cmd = config.ExpandHome(cmd, s.Home)
 			if err := Start(s.Getenv, f.Trigger, cmd, p.JSON(), p.Env(), nowMS); err != nil {

@@ -3,7 +3,9 @@ package notify
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"strconv"
+	"strings"
 )
 
 // Triggers: the two state triggers of [notify] on, and the two that ride
@@ -56,6 +58,20 @@ type Payload struct {
 	SinceMS   int64 // how long the pane has been in the state
 	EpisodeMS int64 // when the episode began (epoch ms): feed it to wait --since
 	Context   *int64
+	// URL is the pane's card on the web face, set only with [serve.http]
+	// public_url: the address a notification's tap opens.
+	URL string
+}
+
+// CardURL is pane's card on the web face reached at publicURL: the page,
+// with the pane in its fragment (query-escaped, so %12 stays %12 through
+// the page's URLSearchParams). The fragment never reaches a server or a
+// proxy's log; the page reads it and scrolls to that card.
+func CardURL(publicURL, pane string) string {
+	if publicURL == "" {
+		return ""
+	}
+	return strings.TrimRight(publicURL, "/") + "/#pane=" + url.QueryEscape(pane)
 }
 
 // Build is the one payload builder: the daemon's fire and the hook's
@@ -103,8 +119,12 @@ func (p *Payload) pairs() []kv {
 	if p.Context != nil {
 		ctx = *p.Context
 	}
-	return append(out, kv{"repo", nullable(p.Repo)}, kv{"branch", nullable(p.Branch)},
+	out = append(out, kv{"repo", nullable(p.Repo)}, kv{"branch", nullable(p.Branch)},
 		kv{"since_ms", p.SinceMS}, kv{"episode_ms", p.EpisodeMS}, kv{"context_pct", ctx})
+	if p.URL != "" {
+		out = append(out, kv{"url", p.URL})
+	}
+	return out
 }
 
 func encode(pairs []kv) []byte {
@@ -159,10 +179,11 @@ func (p *Payload) Env() []string {
 	if p.Context != nil {
 		opt("TMA_CONTEXT_PCT", strconv.FormatInt(*p.Context, 10))
 	}
+	opt("TMA_URL", p.URL)
 	return env
 }
 
 // EnvNames are every variable Env may set; a command's environment is
 // cleared of them first so an inherited one never leaks into a fire.
 var EnvNames = []string{"TMA_AGENT", "TMA_PANE", "TMA_STATE", "TMA_LOCATOR", "TMA_SINCE_MS",
-	"TMA_EPISODE_MS", "TMA_TITLE", "TMA_DETAIL", "TMA_SESSION", "TMA_REPO", "TMA_BRANCH", "TMA_CONTEXT_PCT"}
+	"TMA_EPISODE_MS", "TMA_TITLE", "TMA_DETAIL", "TMA_SESSION", "TMA_REPO", "TMA_BRANCH", "TMA_CONTEXT_PCT", "TMA_URL"}

@@ -97,3 +97,20 @@ func keys(t *testing.T, doc []byte, want string) {
 		t.Errorf("keys %q\nwant %q", got, want)
 	}
 }
+
+// With [serve.http] public_url the payload's last key is url, the pane's
+// card on the web face; without it there is no url key at all.
+func TestPayloadURL(t *testing.T) {
+	p := Build(fired(), 1_004_000, false, "api", "main")
+	p.URL = CardURL("https://box.tail1234.ts.net/", "%12")
+	keys(t, p.JSON(), "schema agent pane state detail session locator repo branch since_ms episode_ms context_pct url")
+	if !strings.Contains(string(p.JSON()), `"url":"https://box.tail1234.ts.net/#pane=%2512"`) {
+		t.Errorf("url: %s", p.JSON())
+	}
+	if !strings.Contains(strings.Join(p.Env(), "\n"), "TMA_URL=https://box.tail1234.ts.net/#pane=%2512") {
+		t.Errorf("env: %v", p.Env())
+	}
+	if CardURL("", "%1") != "" {
+		t.Error("a card URL without public_url")
+	}
+}

@@ -438,3 +438,43 @@ func TestWebEventsAndRevoke(t *testing.T) {
 	}
 	_ = strconv.Itoa
 }
+
+// [serve.http] enabled = true: the daemon hosts the web face and stops it
+// when it ends; public_url puts the pane's card URL into the notify payload.
+func TestWebHostedByTheDaemonWithTheCardURL(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	e := newNotifyEnv(t, "[serve.http]\nenabled = true\nlisten = \""+addr+"\"\npublic_url = \"https://box.tail1234.ts.net\"\n")
+	a := e.startPainted(claudeBlocked)
+	e.ensure()
+	ps := e.payloads(1, 10*time.Second)
+	if len(ps) != 1 || ps[0]["url"] != "https://box.tail1234.ts.net/#pane="+url.QueryEscape(a.Pane) {
+		t.Fatalf("payloads %v", ps)
+	}
+	w := &webFace{e: e.env, base: "http://" + addr, addr: addr}
+	up := func() bool {
+		res, err := http.Get(w.base + "/")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == 200
+	}
+	for deadline := time.Now().Add(15 * time.Second); !up(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the daemon hosts no web face on %s; its log:\n%s", addr, e.daemonLog())
+		}
+	}
+	// The public name is a Host the server answers to; the pairing URL is
+	// made from it.
+	if r := w.do("GET", "/", "", "", "Host", "box.tail1234.ts.net"); r.status != 200 {
+		t.Errorf("Host of public_url: %d", r.status)
+	}
+	if out := e.device("pair", "phone", "--web"); !strings.Contains(out, "https://box.tail1234.ts.net/pair#") {
+		t.Errorf("pair --web with public_url: %s", out)
+	}
+	e.stopDaemon()
+	e.s.WaitFor(func() bool { return !up() }, "the web face gone with the daemon")
+	if log := e.daemonLog(); !strings.Contains(log, "web face on http://"+addr) {
+		t.Errorf("the daemon's log says nothing of the web face:\n%s", log)
+	}
+}

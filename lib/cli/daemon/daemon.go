@@ -1,6 +1,7 @@
 package daemoncmd
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,7 +77,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case c.Run.Restart:
 		return restart(e, &c.Globals, srv)
 	}
-	return foreground(e, &c.Globals, srv, c.Run.Detached)
+	return foreground(e, &c.Globals, cfg, srv, c.Run.Detached)
 }
 
 // Server is a tmux server as the daemon keys it.
@@ -212,7 +213,7 @@ func restart(e *common.Env, g *common.Globals, srv *Server) int {
 // foreground runs the daemon in this process: `tma daemon` (the log echoed
 // to stderr) or the detached process --ensure started (the log only, and a
 // lost race for the lock is a quiet exit 0).
-func foreground(e *common.Env, g *common.Globals, srv *Server, isDetached bool) int {
+func foreground(e *common.Env, g *common.Globals, cfg *config.Config, srv *Server, isDetached bool) int {
 	if err := daemon.EnsureDir(srv.Paths.Dir); err != nil {
 		e.Errorf("%v", err)
 		return common.ExitFail
@@ -262,6 +263,12 @@ func foreground(e *common.Env, g *common.Globals, srv *Server, isDetached bool) 
 		Env:        env,
 		Log:        log,
 		RecordPath: install.Env{Getenv: e.Getenv}.RecordPath(),
+	}
+	// [serve.http] enabled: the web face lives as long as this daemon
+	// (the config read at start; a reload does not start or stop it).
+	if cfg.Serve.HTTP.Enabled {
+		webArgs := append([]string{}, stageArgs...)
+		o.Started = func(ctx context.Context) { hostWeb(ctx, log, webArgs, environ(e)) }
 	}
 	err = serve.Run(o)
 	var running *daemon.ErrRunning

@@ -98,6 +98,7 @@ func test(e *common.Env, g *common.Globals, t *testCmd) int {
 	}
 	repo, branch := notify.GitLabels(gitinfo.New())(wd)
 	p := notify.Build(f, now, cfg.Notify.IncludeTitle, repo, branch)
+	p.URL = notify.CardURL(cfg.Serve.HTTP.PublicURL, f.Pane)
 	return report(e, g, cfg, home, t.Trigger, p.JSON(), p.Env(), sample{
 		message: notify.Message(f, f.Trigger), agent: f.Agent, state: f.Trigger})
 }

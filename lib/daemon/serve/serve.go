@@ -52,6 +52,11 @@ type Options struct {
 	// RecordPath is install-state.toml: the tmux hooks install-hooks put on
 	// this server, re-armed on start when the server lacks them.
 	RecordPath string
+	// Started runs once the daemon holds its lock and socket, on a
+	// goroutine of its own, with a context that ends when Run returns: a
+	// companion the daemon hosts ([serve.http] enabled) starts only in
+	// the one daemon that won the lock, and stops with it.
+	Started func(ctx context.Context)
 }
 
 // The daemon checks that its tmux server is alive every [daemon]
@@ -133,6 +138,13 @@ func Run(o Options) error {
 		pool: remote.NewPool(o.Version, remote.PoolIdle)}
 	defer d.pool.Close() // the held ssh sessions end with the daemon
 	go d.serve(ln)
+	if o.Started != nil {
+		done := make(chan struct{})
+		go func() { o.Started(ctx); close(done) }()
+		// The companion is gone before the lock is released, so a
+		// successor can bind what it bound.
+		defer func() { cancel(); <-done }()
+	}
 	o.Log.Printf("daemon %s (pid %d) for %s: socket %s", o.Version, os.Getpid(), o.Paths.Server, o.Paths.Socket)
 
 	l, err := d.load()

@@ -1,0 +1,7 @@
+package daemoncmd
+
+import "syscall"
+
+func webChild() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+}

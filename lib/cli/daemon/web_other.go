@@ -1,0 +1,7 @@
+//go:build !linux
+
+package daemoncmd
+
+import "syscall"
+
+func webChild() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }
