@@ -87,7 +87,9 @@ func TestSubscribeKeepsACompletionAKeyRetired(t *testing.T) {
 	// key: its next cycle is the poll, 8 s after its first, or the push
 	// of the key's echo.
 	_, events, errb := e.startIn(t.TempDir(), "subscribe", "--json", "--events", "--interval", "8s")
-	time.Sleep(3 * time.Second) // the stream's first (silent) cycle
+	// The stream's first (silent) cycle is over once its scan keeps a
+	// control connection, which it opens after that cycle's result.
+	e.s.WaitFor(func() bool { return e.controlClients() > 0 }, "the stream's first cycle")
 	e.fire(a.Pane, "claude", "Stop", `{`+sess+`}`)
 	if e.s.Option(a.Pane, "@agent_attention") != "1" {
 		t.Fatal("the Stop raised no done")
