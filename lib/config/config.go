@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -57,6 +58,7 @@ type Config struct {
 	Tmux      Tmux           `toml:"tmux"`
 	Telemetry Telemetry      `toml:"telemetry"`
 	Daemon    Daemon         `toml:"daemon"`
+	Keys      Keys           `toml:"keys"`
 	Agents    []Agent        `toml:"agent"`
 	API       map[string]API `toml:"api"`
 	Remotes   []Remote       `toml:"remote"`
@@ -207,6 +209,53 @@ type Telemetry struct {
 }
 
 // Daemon is [daemon]. A nil WindowNames is off.
+// Keys chooses the prefix key of each binding install-keys writes (and the
+// TPM plugin binds, under its @tma-key-* options). Unset takes the default;
+// "" or "none" leaves the binding out.
+type Keys struct {
+	Picker    *string `toml:"picker"`
+	Watch     *string `toml:"watch"`
+	Attention *string `toml:"attention"`
+	Blocked   *string `toml:"blocked"`
+	Back      *string `toml:"back"`
+	Home      *string `toml:"home"`
+	Menu      *string `toml:"menu"`
+}
+
+// KeyNames are the bindings [keys] names, in the managed file's order.
+var KeyNames = []string{"picker", "watch", "attention", "blocked", "back", "home", "menu"}
+
+// Chosen maps each binding the config names to its key ("" for none).
+func (k Keys) Chosen() map[string]string {
+	out := map[string]string{}
+	for i, v := range []*string{k.Picker, k.Watch, k.Attention, k.Blocked, k.Back, k.Home, k.Menu} {
+		if v != nil {
+			out[KeyNames[i]] = NormalKey(*v)
+		}
+	}
+	return out
+}
+
+// NormalKey is a chosen key as bound: "none" (any case) and "" are no key.
+func NormalKey(v string) string {
+	if strings.EqualFold(strings.TrimSpace(v), "none") {
+		return ""
+	}
+	return strings.TrimSpace(v)
+}
+
+// keyRE is a key name tmux takes: modifiers, then one printable character
+// or a named key (F5, Enter, PPage, ...).
+var keyRE = lazyRE(`^(?:[CMS]-)*(?:[!-~]|[A-Za-z][A-Za-z0-9]+)$`)
+
+// CheckKey says what is wrong with a chosen key ("" when tmux takes it).
+func CheckKey(k string) string {
+	if k == "" || keyRE().MatchString(k) {
+		return ""
+	}
+	return fmt.Sprintf("%q is not a tmux key name (a character such as g or G, optionally after C-, M- or S-; a named key such as F5; or \"none\")", k)
+}
+
 type Daemon struct {
 	SweepSecs             int          `toml:"sweep_secs"`
 	QuietMS               int          `toml:"quiet_ms"`

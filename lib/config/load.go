@@ -354,6 +354,21 @@ func (c *Config) validate() error {
 			}
 		}
 	}
+	byKey := map[string]string{}
+	chosen := c.Keys.Chosen()
+	for _, name := range KeyNames {
+		k, ok := chosen[name]
+		if !ok {
+			continue
+		}
+		if msg := CheckKey(k); msg != "" {
+			return &Error{Key: "keys." + name, Msg: msg}
+		}
+		if other, dup := byKey[k]; dup && k != "" {
+			return &Error{Key: "keys." + name, Msg: fmt.Sprintf("%q is already keys.%s's key", k, other)}
+		}
+		byKey[k] = name
+	}
 	seen := map[string]bool{}
 	for i, a := range c.Agents {
 		key := fmt.Sprintf("agent[%d]", i)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/tmaproject/tma/lib/install"
 	"github.com/tmaproject/tma/lib/tmux"
 )
 
@@ -28,10 +28,6 @@ type Keys struct {
 	ServerPATH string    // the server's global PATH ("" when unset)
 }
 
-// tmaCallRE finds a tma program in a binding's command as list-keys
-// prints it: a path ending in /tma or the bare name, as a word of its own.
-var tmaCallRE = regexp.MustCompile(`(?:^|[\s"'])((?:/[^\s"'\\]*/)?tma)(?:\s|\\?["']|$)`)
-
 // ReadKeys reads the prefix and root tables and the server's PATH (one
 // tmux call) and resolves each tma binding's program as the server would.
 func ReadKeys(ctx context.Context, c *tmux.Client) Keys {
@@ -48,43 +44,21 @@ func ReadKeys(ctx context.Context, c *tmux.Client) Keys {
 	for _, l := range strings.Split(out, "\n") {
 		if v, ok := strings.CutPrefix(l, "PATH="); ok {
 			k.ServerPATH = v
-			continue
 		}
-		key, cmd, ok := splitListKeys(l)
-		if !ok {
-			continue
-		}
-		if m := tmaCallRE.FindStringSubmatch(cmd); m != nil {
-			k.Calls = append(k.Calls, KeyCall{Key: key, Program: m[1]})
+	}
+	for _, b := range install.ParseListKeys(out) {
+		if prog := install.TmaCall(b.Command); prog != "" {
+			key := b.Key
+			if b.Table != "prefix" {
+				key = b.Table + " " + key
+			}
+			k.Calls = append(k.Calls, KeyCall{Key: key, Program: prog})
 		}
 	}
 	for i := range k.Calls {
 		k.Calls[i].Resolved = resolve(k.Calls[i].Program, k.ServerPATH)
 	}
 	return k
-}
-
-// splitListKeys cuts one list-keys line into its key ("prefix g" shown as
-// "g", another table's as "root MouseDown1Status") and its command.
-func splitListKeys(l string) (key, cmd string, ok bool) {
-	f := strings.Fields(l)
-	if len(f) < 4 || f[0] != "bind-key" {
-		return "", "", false
-	}
-	i := 1
-	for i < len(f) && f[i] != "-T" {
-		i++
-	}
-	if i+3 > len(f) {
-		return "", "", false
-	}
-	table, key := f[i+1], strings.TrimPrefix(f[i+2], `\`)
-	if table != "prefix" {
-		key = table + " " + key
-	}
-	// The command is what follows the key on the line.
-	rest := l[strings.Index(l, f[i+2])+len(f[i+2]):]
-	return key, strings.TrimSpace(rest), true
 }
 
 // resolve is the executable a program names for a server with the given

@@ -8,29 +8,6 @@ import (
 	"testing"
 )
 
-func TestSplitListKeys(t *testing.T) {
-	for _, c := range []struct{ line, key, cmd string }{
-		{`bind-key    -T prefix g       run-shell "/x/bin/tma jump --blocked --client \"#{client_name}\""`, "g", `run-shell "/x/bin/tma jump --blocked --client \"#{client_name}\""`},
-		{`bind-key -r -T prefix \{      run-shell "tma jump --home"`, "{", `run-shell "tma jump --home"`},
-		{`bind-key -T root MouseDown1Status if-shell -F x`, "root MouseDown1Status", "if-shell -F x"},
-	} {
-		key, cmd, ok := splitListKeys(c.line)
-		if !ok || key != c.key || cmd != c.cmd {
-			t.Errorf("%s: %q %q %v", c.line, key, cmd, ok)
-		}
-	}
-	for _, l := range []string{`display-popup -E -h "60%" -w "80%" /x/bin/tma`, `run-shell "tma act --menu"`, `run-shell '/a/tma'`} {
-		if !tmaCallRE.MatchString(l) {
-			t.Errorf("%s: no tma call found", l)
-		}
-	}
-	for _, l := range []string{`run-shell "tmux ls"`, `run-shell "tma-hook claude Stop"`, `split-window -h`, `run-shell "/x/notma jump"`} {
-		if m := tmaCallRE.FindStringSubmatch(l); m != nil {
-			t.Errorf("%s: found %q", l, m[1])
-		}
-	}
-}
-
 // TestKeysLine: the keys: line says what each tma binding runs on this
 // server, and warns (127, silently) when a bare tma is not on the server's
 // PATH or an absolute one is gone.

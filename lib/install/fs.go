@@ -19,6 +19,9 @@ type Change struct {
 	Mode    fs.FileMode // the file's mode, kept by the write
 	New     []byte
 	Remove  bool
+	// Notes are said after the diff, before the question (the user
+	// bindings a keys file replaces).
+	Notes []string
 }
 
 // ReadFile reads a config; a missing file is not an error (existed=false).

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/tmaproject/tma/lib/config"
 )
 
 // KeysMarker ends the one line install-keys adds to the user's tmux config.
@@ -146,16 +149,36 @@ func TmaProgram(beside, onPath string, same func(a, b string) bool) (prog, why s
 	return p, ""
 }
 
-// keyRE is a key name tmux takes: modifiers, then one printable character
-// or a named key (F5, Enter, PageUp, ...).
-var keyRE = regexp.MustCompile(`^(?:[CMS]-)*(?:[!-~]|[A-Za-z][A-Za-z0-9]+)$`)
-
-// CheckKey says what is wrong with a key name ("" when tmux takes it).
-func CheckKey(k string) string {
-	if !keyRE.MatchString(k) {
-		return fmt.Sprintf("%q is not a tmux key name (a character such as g or G, optionally after C-, M- or S-; or a named key such as F5)", k)
+// ResolveKeys is the key of every binding: chosen (by binding name; ""
+// for none) over the defaults. A name no binding has, a key tmux does not
+// take, or two bindings on one key is an error naming the binding; from
+// names where the choice was made ("[keys]", "@tma-key-").
+func ResolveKeys(chosen map[string]string, from string) (map[string]string, error) {
+	out := map[string]string{}
+	for n := range chosen {
+		if !slices.ContainsFunc(Bindings, func(b Binding) bool { return b.Name == n }) {
+			return nil, fmt.Errorf("%s%s: no such binding (the bindings: %s)", from, n, strings.Join(config.KeyNames, ", "))
+		}
 	}
-	return ""
+	owner := map[string]string{}
+	for _, b := range Bindings {
+		k, ok := chosen[b.Name]
+		if !ok {
+			k = b.Default
+		}
+		if msg := config.CheckKey(k); msg != "" {
+			return nil, fmt.Errorf("%s%s: %s", from, b.Name, msg)
+		}
+		out[b.Name] = k
+		if k == "" {
+			continue
+		}
+		if o, dup := owner[k]; dup {
+			return nil, fmt.Errorf("%s%s: %q is %s's key too (choose another, or \"none\" for one of them)", from, b.Name, k, o)
+		}
+		owner[k] = b.Name
+	}
+	return out, nil
 }
 
 // TmuxKey writes a key for a tmux config line: a punctuation key is
@@ -327,4 +350,145 @@ func WithoutSourceLine(conf []byte) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// Bound is one key binding as tmux lists it, or as a tmux config binds it.
+type Bound struct {
+	Table, Key, Command string
+}
+
+// ParseListKeys reads `tmux list-keys` output. A key list-keys escapes
+// (\{, \;, '"') is given back plain.
+func ParseListKeys(out string) []Bound {
+	var bs []Bound
+	for _, l := range strings.Split(out, "\n") {
+		if m := listKeysRE.FindStringSubmatch(l); m != nil {
+			bs = append(bs, Bound{Table: m[1], Key: plainKey(m[2]), Command: strings.TrimSpace(m[3])})
+		}
+	}
+	return bs
+}
+
+var listKeysRE = regexp.MustCompile(`^bind-key\s+(?:-\S+\s+)*?-T\s+(\S+)\s+(\S+)\s*(.*)$`)
+
+// plainKey undoes the quoting of a key as tmux prints or a config writes it.
+func plainKey(k string) string {
+	switch {
+	case len(k) >= 3 && (k[0] == '\'' || k[0] == '"') && k[len(k)-1] == k[0]:
+		return k[1 : len(k)-1]
+	case len(k) == 2 && k[0] == '\\':
+		return k[1:]
+	}
+	return k
+}
+
+// ParseConfBinds reads the bind-key lines of a tmux config, for when no
+// server answers: `bind[-key] [-nr] [-N note] [-T table] key command`.
+// Quoting is read only as far as a key needs it ('{', "'").
+func ParseConfBinds(conf []byte) []Bound {
+	var bs []Bound
+	for _, l := range strings.Split(string(conf), "\n") {
+		f := confWords(l)
+		if len(f) < 3 || (f[0] != "bind" && f[0] != "bind-key") {
+			continue
+		}
+		table, i := "prefix", 1
+	flags:
+		for i < len(f) && strings.HasPrefix(f[i], "-") && len(f[i]) > 1 {
+			switch f[i] {
+			case "-n":
+				table = "root"
+			case "-T", "-N":
+				if f[i] == "-T" && i+1 < len(f) {
+					table = f[i+1]
+				}
+				i++
+			case "-r":
+			default:
+				break flags
+			}
+			i++
+		}
+		if i+1 >= len(f) {
+			continue
+		}
+		bs = append(bs, Bound{Table: table, Key: plainKey(f[i]), Command: strings.Join(f[i+1:], " ")})
+	}
+	return bs
+}
+
+// confWords splits a config line into words, a quoted word whole with its
+// quotes kept (plainKey takes them off a key).
+func confWords(l string) []string {
+	var out []string
+	var cur strings.Builder
+	quote := byte(0)
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		switch {
+		case quote != 0:
+			cur.WriteByte(c)
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+			cur.WriteByte(c)
+		case c == ' ' || c == '\t':
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// tmaCallRE finds a tma program in a binding's command: a path ending in
+// /tma or the bare name, as a word of its own.
+var tmaCallRE = regexp.MustCompile(`(?:^|[\s"'{])((?:/[^\s"'\\]*/)?tma)(?:\s|\\?["']|$)`)
+
+// TmaCall is the tma a binding's command runs ("" for none).
+func TmaCall(command string) string {
+	if m := tmaCallRE.FindStringSubmatch(command); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// Shadowed names each binding the managed file would replace: a key it
+// binds that is bound now to something that is not tma. Later bindings of
+// a key win, as in tmux.
+func Shadowed(s KeysSpec, now []Bound) []string {
+	cur := map[[2]string]string{}
+	for _, b := range now {
+		cur[[2]string{b.Table, b.Key}] = b.Command
+	}
+	var out []string
+	say := func(table, key string) {
+		cmd, ok := cur[[2]string{table, key}]
+		if !ok || TmaCall(cmd) != "" {
+			return
+		}
+		if r := []rune(cmd); len(r) > 72 {
+			cmd = string(r[:71]) + "…"
+		}
+		out = append(out, fmt.Sprintf("replaces your %s %s: %s", table, key, cmd))
+	}
+	for _, b := range Bindings {
+		if k := s.Key(b); k != "" {
+			say("prefix", k)
+		}
+	}
+	if s.Mouse {
+		for _, k := range []string{"MouseDown1Status", "MouseDown1StatusRight", "MouseDown3Status", "MouseDown3StatusRight"} {
+			say("root", k)
+		}
+	}
+	return out
 }

@@ -338,3 +338,88 @@ func TestKeysRunOnAServerWithoutTmaOnPath(t *testing.T) {
 		t.Errorf("re-install does not rewrite the path: exit %d\n%s", code, out)
 	}
 }
+
+// TestInstallKeysNamesWhatItShadows: a server carrying three of the
+// commonest customisations (vim-style pane moves, C-a's send-prefix):
+// install-keys' diff names each binding it would replace, and a [keys]
+// table choosing other keys binds those and leaves the user's alone.
+func TestInstallKeysNamesWhatItShadows(t *testing.T) {
+	e := newEnv(t, "")
+	e.s.MustRun("bind-key", "h", "select-pane", "-L")
+	e.s.MustRun("bind-key", "j", "select-pane", "-D")
+	e.s.MustRun("bind-key", "a", "send-prefix")
+	out, errs, code := e.tma("install-keys", "--yes", "--no-daemon")
+	if code != 0 {
+		t.Fatalf("install-keys: exit %d\n%s%s", code, out, errs)
+	}
+	diffAt := strings.Index(out, "tma: proposed change to ~/.config/tma/tmux.conf")
+	for _, want := range []string{
+		"  note: replaces your prefix h: select-pane -L\n",
+		"  note: replaces your prefix j: select-pane -D\n",
+		"  note: replaces your prefix a: send-prefix\n",
+	} {
+		if i := strings.Index(out, want); i < diffAt || i < 0 {
+			t.Errorf("the keys' diff does not name %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "note: replaces") != 3 {
+		t.Errorf("install-keys names bindings it does not replace:\n%s", out)
+	}
+
+	// Keys chosen in config.toml: the file binds those, and the user's h, j
+	// and a stay theirs.
+	cfg := filepath.Join(e.home, ".config", "tma", "config.toml")
+	if err := os.WriteFile(cfg, []byte("[keys]\npicker = \"F5\"\nattention = \"J\"\nhome = \"H\"\nblocked = \"none\"\nmenu = \"M-a\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = e.tma("install-keys", "--yes", "--no-daemon")
+	if code != 0 {
+		t.Fatalf("install-keys with [keys]: exit %d\n%s%s", code, out, errs)
+	}
+	if strings.Contains(out, "note: replaces") {
+		t.Errorf("chosen keys shadow nothing, yet:\n%s", out)
+	}
+	if _, _, code := e.tma("install-keys", "--check", "--no-daemon"); code != 0 {
+		t.Error("--check after an install with [keys]")
+	}
+	// A fresh server: the user's own bindings, then the source line.
+	e.s.MustRun("unbind-key", "-a", "-T", "prefix")
+	e.s.MustRun("bind-key", "h", "select-pane", "-L")
+	e.s.MustRun("bind-key", "j", "select-pane", "-D")
+	e.s.MustRun("bind-key", "a", "send-prefix")
+	e.s.MustRun("source-file", filepath.Join(e.home, ".config", "tma", "tmux.conf"))
+	bound := map[string]string{}
+	for _, l := range strings.Split(e.s.MustRun("list-keys", "-T", "prefix"), "\n") {
+		if f := strings.Fields(l); len(f) > 4 {
+			bound[f[3]] = strings.Join(f[4:], " ")
+		}
+	}
+	tma := filepath.Join(binDir, "tma")
+	for key, want := range map[string]string{
+		"F5": "display-popup", "J": tma + " jump --attention", "H": tma + " jump --home", "M-a": tma + " act --menu",
+		"G": tma + " watch", "b": tma + " jump --back",
+		"h": "select-pane -L", "j": "select-pane -D", "a": "send-prefix",
+	} {
+		if !strings.Contains(bound[key], want) {
+			t.Errorf("prefix %s is bound to %q, want %q", key, bound[key], want)
+		}
+	}
+	if _, ok := bound["g"]; ok {
+		t.Errorf("blocked = \"none\" still bound prefix g: %s", bound["g"])
+	}
+
+	// A chosen key that is another binding's, or no key at all, is an
+	// error naming the config and the binding.
+	if err := os.WriteFile(cfg, []byte("[keys]\nblocked = \"a\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := e.tma("install-keys", "--yes"); code != 1 || !strings.Contains(errs, cfg+": [keys] blocked: \"a\" is picker's key too") {
+		t.Errorf("a clashing [keys]: exit %d, %s", code, errs)
+	}
+	if err := os.WriteFile(cfg, []byte("[keys]\nhome = \"two words\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := e.tma("install-keys", "--yes"); code != 1 || !strings.Contains(errs, "keys.home") {
+		t.Errorf("a bad [keys] key: exit %d, %s", code, errs)
+	}
+}

@@ -50,19 +50,24 @@ func (r *run) keys(k *keysCmd) int {
 		r.e.Errorf("%s: %v", r.env.Pretty(conf), err)
 		return common.ExitFail
 	}
-	switch {
-	case k.Check:
-		return r.keysCheck(k, r.keysSpec(self), managed, conf, line, mOld, mExisted, cOld)
-	case k.Uninstall:
+	if k.Uninstall {
 		return r.keysUninstall(managed, conf, mExisted, cOld, cExisted, cMode)
 	}
+	spec, err := r.keysSpec(self)
+	if err != nil {
+		r.e.Errorf("%v", err)
+		return common.ExitFail
+	}
+	if k.Check {
+		return r.keysCheck(k, spec, managed, conf, line, mOld, mExisted, cOld)
+	}
 
-	spec := r.keysSpec(self)
 	spec.Mouse, spec.Daemon = k.Mouse, !k.NoDaemon
 	want := install.KeysFile(spec)
 	var changes []install.Change
 	if !mExisted || !bytes.Equal(mOld, want) {
-		changes = append(changes, install.Change{Path: managed, What: "tma keybindings", Old: mOld, Existed: mExisted, Mode: keepMode(mMode, mExisted), New: want})
+		changes = append(changes, install.Change{Path: managed, What: "tma keybindings", Old: mOld, Existed: mExisted, Mode: keepMode(mMode, mExisted), New: want,
+			Notes: install.Shadowed(spec, r.boundNow(conf, cOld))})
 	}
 	if cNew := install.WithSourceLine(cOld, line); !cExisted || !bytes.Equal(cNew, cOld) {
 		changes = append(changes, install.Change{Path: conf, What: "tma keys source-file", Old: cOld, Existed: cExisted, Mode: keepMode(cMode, cExisted), New: cNew})
@@ -70,7 +75,9 @@ func (r *run) keys(k *keysCmd) int {
 	if len(changes) == 0 {
 		r.out("tma: keybindings already installed (%s, sourced from %s)", r.env.Pretty(managed), r.env.Pretty(conf))
 	} else {
-		if _, all := r.apply("keys", changes); !all {
+		_, all := r.apply("keys", changes)
+		r.keysWritten = all
+		if !all {
 			return r.exit()
 		}
 		r.out("tma: installed keybindings (%s). Reload with `tmux source-file %s`.", r.env.Pretty(managed), r.env.Pretty(conf))
@@ -81,11 +88,37 @@ func (r *run) keys(k *keysCmd) int {
 	return r.exit()
 }
 
+// boundNow is what the keys are bound to before this install: the
+// server's tables when one answers, else the bind lines of the tmux config
+// that will source the file (what the next server start binds before it).
+func (r *run) boundNow(conf string, confData []byte) []install.Bound {
+	out, _, err := r.client().Run(common.Background(), "", "list-keys")
+	if err == nil {
+		return install.ParseListKeys(out)
+	}
+	return install.ParseConfBinds(confData)
+}
+
 // keysSpec is what this tma binds: itself by its absolute path (the
 // dispatcher beside self, spelled as $PATH finds it when that is the same
-// file), on the keys the config chooses. A tma the bindings cannot name
-// by path is bound by its bare name, with a note.
-func (r *run) keysSpec(self string) install.KeysSpec {
+// file), on the keys the config's [keys] chooses. A tma the bindings cannot
+// name by path is bound by its bare name, with a note.
+func (r *run) keysSpec(self string) (install.KeysSpec, error) {
+	if r.loaded == nil {
+		l, err := r.g.Load(r.e)
+		if err != nil {
+			return install.KeysSpec{}, err
+		}
+		r.loaded = l
+	}
+	keys, err := install.ResolveKeys(r.loaded.Config.Keys.Chosen(), "[keys] ")
+	if err != nil {
+		where := r.loaded.ConfigPath
+		if where == "" {
+			where = "config"
+		}
+		return install.KeysSpec{}, fmt.Errorf("%s: %v", where, err)
+	}
 	beside := ""
 	if self != "" {
 		if p := filepath.Join(filepath.Dir(self), "tma"); install.IsExec(p) {
@@ -97,7 +130,7 @@ func (r *run) keysSpec(self string) install.KeysSpec {
 		r.keysNoted = true
 		r.out("tma: note: the bindings call `tma` by name, from the tmux server's PATH: %s", why)
 	}
-	return install.KeysSpec{Tma: prog}
+	return install.KeysSpec{Tma: prog, Keys: keys}, nil
 }
 
 func sameFile(a, b string) bool {

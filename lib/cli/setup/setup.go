@@ -113,18 +113,19 @@ type run struct {
 	h   *hooksCmd
 	now time.Time
 
-	env       install.Env
-	loaded    *common.Loaded
-	wrapper   *install.Wrapper
-	wrapErr   error
-	tmaPath   string
-	record    *install.Record
-	slRecord  *install.StatuslineRecord
-	declined  bool
-	failed    bool
-	inInit    bool // a step of tma init (which reports the status line itself)
-	keysNoted bool // keysSpec said once why the bindings call tma by name
-	wired     bool // this run wrote some agent's hooks (offerRestart says so)
+	env         install.Env
+	loaded      *common.Loaded
+	wrapper     *install.Wrapper
+	wrapErr     error
+	tmaPath     string
+	record      *install.Record
+	slRecord    *install.StatuslineRecord
+	declined    bool
+	failed      bool
+	inInit      bool // a step of tma init (which reports the status line itself)
+	keysNoted   bool // keysSpec said once why the bindings call tma by name
+	keysWritten bool // install-keys wrote the managed file or the source line
+	wired       bool // this run wrote some agent's hooks (offerRestart says so)
 }
 
 func (r *run) out(format string, a ...any) { fmt.Fprintf(r.e.Stdout, format+"\n", a...) }
@@ -291,6 +292,9 @@ func (r *run) apply(agent string, changes []install.Change) (created []string, a
 			r.out("  (remove the file)")
 		}
 		fmt.Fprint(r.e.Stdout, install.Diff(ch.Old, newText))
+		for _, n := range ch.Notes {
+			r.out("  note: %s", n)
+		}
 		if !r.confirm(ch.Path) {
 			all = false
 			continue
