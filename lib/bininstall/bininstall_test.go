@@ -207,11 +207,12 @@ func TestExeOfThisProcess(t *testing.T) {
 	}
 	write(t, bin, string(b))
 	cmd := exec.Command(bin, "30")
+	cmd.Env = []string{"A=1", "TMA_X=two words"}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	if e := ExeOf(cmd.Process.Pid); e.Path != bin || e.Replaced || strings.Join(e.Args, " ") != "30" {
+	if e := ExeOf(cmd.Process.Pid); e.Path != bin || e.Replaced || strings.Join(e.Args, " ") != "30" || strings.Join(e.Env, ",") != "A=1,TMA_X=two words" {
 		t.Errorf("before the rename: %+v", e)
 	}
 	st, err := Stage(dir, []Source{{Name: "s", Data: b}})

@@ -51,6 +51,11 @@ type Exe struct {
 	Replaced bool
 	// Args are its arguments after argv[0] (Linux: /proc/<pid>/cmdline).
 	Args []string
+	// Env is its environment (Linux: /proc/<pid>/environ, readable for
+	// the same user): a replacement started with it runs as the old one
+	// did, with the environment the launcher or the tmux server gave it
+	// rather than that of the shell make install ran in.
+	Env []string
 }
 
 // ExeOf reads what process pid executes. Only Linux says (/proc); elsewhere
@@ -70,6 +75,9 @@ func ExeOf(pid int) Exe {
 	running, err1 := os.Stat(filepath.Join(proc, "exe"))
 	now, err2 := os.Stat(e.Path)
 	e.Replaced = err1 == nil && (err2 != nil || !os.SameFile(running, now))
+	if b, err := os.ReadFile(filepath.Join(proc, "environ")); err == nil && len(b) > 0 {
+		e.Env = strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	}
 	if b, err := os.ReadFile(filepath.Join(proc, "cmdline")); err == nil {
 		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 		if len(args) > 1 {

@@ -13,22 +13,51 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/bininstall"
+	"github.com/tmaproject/tma/lib/pick"
 )
 
-// installed is a make install into <home>/.local, run as a user runs it
-// (the repository's Makefile, its bin/ as make build left it), against the
-// test's HOME, runtime directory and tmux server.
+// installed is a make install into <home>/.local, run as a user runs it:
+// the repository's Makefile, in a scratch checkout whose bin/ holds this
+// test binary's fresh build (TestMain's) and an fzf 0.65 or newer, against
+// the test's HOME, runtime directory and tmux server.
 type installed struct {
-	e      *env
-	bindir string
+	e        *env
+	bindir   string
+	checkout string
+	extra    []string // more environment for the next tma runs
 }
 
 func newInstalled(t *testing.T, e *env) *installed {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(root(), "bin", "tma-setup")); err != nil {
-		t.Fatalf("no bin/tma-setup in the checkout: make install installs make build's bin/ (run make build): %v", err)
+	co := t.TempDir()
+	mk, err := os.ReadFile(filepath.Join(root(), "Makefile"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return &installed{e: e, bindir: filepath.Join(e.home, ".local", "bin")}
+	if err := os.WriteFile(filepath.Join(co, "Makefile"), mk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(co, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ents {
+		if err := os.Symlink(filepath.Join(binDir, d.Name()), filepath.Join(bin, d.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fzf, err := pick.Find(os.Getenv("PATH"), filepath.Join(root(), "bin"))
+	if err != nil {
+		t.Fatalf("no fzf 0.65 or newer for make install to place (make deps builds it): %v", err)
+	}
+	if err := os.Symlink(fzf.Path, filepath.Join(bin, "fzf")); err != nil {
+		t.Fatal(err)
+	}
+	return &installed{e: e, bindir: filepath.Join(e.home, ".local", "bin"), checkout: co}
 }
 
 // environ is the test's environment for a user's shell: HOME, the runtime
@@ -48,12 +77,11 @@ func (in *installed) environ(onPath bool) []string {
 	return append(os.Environ(), env...)
 }
 
-// make runs make in the checkout with the install's PREFIX; build is taken
-// as done (-o build): the test installs the bin/ it finds, never rebuilds
-// it under the other tests.
+// make runs make in the scratch checkout with the install's PREFIX; build
+// is taken as done (-o build): its bin/ is the build.
 func (in *installed) make(target string, extra ...string) (string, error) {
 	in.e.t.Helper()
-	args := append([]string{"-s", "-C", root(), "-o", "build", target, "PREFIX=" + filepath.Dir(in.bindir)}, extra...)
+	args := append([]string{"-s", "-C", in.checkout, "-o", "build", target, "PREFIX=" + filepath.Dir(in.bindir)}, extra...)
 	cmd := exec.Command("make", args...)
 	cmd.Env = in.environ(false)
 	out, err := cmd.CombinedOutput()
@@ -64,7 +92,7 @@ func (in *installed) make(target string, extra ...string) (string, error) {
 func (in *installed) tma(args ...string) (string, int) {
 	in.e.t.Helper()
 	cmd := exec.Command(filepath.Join(in.bindir, "tma"), append([]string{"-L", in.e.s.Name}, args...)...)
-	cmd.Env = in.environ(true)
+	cmd.Env = append(in.environ(true), in.extra...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	var ee *exec.ExitError
@@ -91,9 +119,13 @@ func TestInstallOverARunningDaemon(t *testing.T) {
 	if !strings.Contains(out, in.bindir+" is not on your PATH") || !strings.Contains(out, `export PATH="$HOME/.local/bin:$PATH"`) {
 		t.Errorf("no PATH hint for a bin directory off PATH:\n%s", out)
 	}
+	// The daemon's environment is the launcher's (the server's), not the
+	// shell make install runs in: the replacement keeps it.
+	in.extra = []string{"TMA_INSTALL_TEST_MARK=from-the-server"}
 	if o, code := in.tma("daemon", "--ensure"); code != 0 {
 		t.Fatalf("daemon --ensure: %d %s", code, o)
 	}
+	in.extra = nil
 	t.Cleanup(e.stopDaemon)
 	old := e.running()
 	if old == nil {
@@ -123,8 +155,12 @@ func TestInstallOverARunningDaemon(t *testing.T) {
 	if now == nil || now.PID == old.PID {
 		t.Fatalf("the daemon was not replaced: before pid %d, now %+v\n%s", old.PID, now, out)
 	}
-	if exe := bininstall.ExeOf(now.PID); exe.Path != daemonFile || exe.Replaced {
+	exe := bininstall.ExeOf(now.PID)
+	if exe.Path != daemonFile || exe.Replaced {
 		t.Errorf("the new daemon does not run the file just installed: %+v", exe)
+	}
+	if !strings.Contains(strings.Join(exe.Env, "\n"), "TMA_INSTALL_TEST_MARK=from-the-server") {
+		t.Errorf("the new daemon lost the old one's environment: %v", exe.Env)
 	}
 	if alive(old.PID) {
 		t.Errorf("the old daemon (pid %d) still runs", old.PID)

@@ -181,6 +181,7 @@ func replaceDaemons(e *common.Env, bindir string) int {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		cmd := exec.CommandContext(ctx, filepath.Join(bindir, "tma-daemon"), append(args, "daemon", "--restart")...)
 		cmd.Dir = "/"
+		cmd.Env = exe.Env // nil (unknown): this process's
 		out, err := cmd.CombinedOutput()
 		cancel()
 		if err != nil {
