@@ -451,7 +451,7 @@ func TestDaemonHookAck(t *testing.T) {
 	// The daemon's first look captures the idle screen; an event older than
 	// that capture would rightly lose to it.
 	e.s.WaitFor(func() bool { return e.hello().Cycles > 0 }, "the daemon's first cycle")
-	errs := e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
+	errs := e.fireToDaemon(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`, "handed to the daemon")
 	if !strings.Contains(errs, "handed to the daemon") {
 		t.Fatalf("the hook did not hand over:\n%s", errs)
 	}
@@ -487,7 +487,7 @@ func TestDaemonHookAck(t *testing.T) {
 	t.Cleanup(e.stopDaemon)
 	e.fire(a.Pane, "claude", "Stop", `{`+sess+`}`) // idle, through the daemon
 	e.s.WaitFor(func() bool { return e.opts(a.Pane)["@agent_state"] == "idle" }, "idle")
-	errs = e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
+	errs = e.fireToDaemon(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`, "the daemon declined")
 	if !strings.Contains(errs, "the daemon declined (unmapped") || !strings.Contains(errs, "UserPromptSubmit → working") {
 		t.Fatalf("a refused event was not stamped by the hook:\n%s", errs)
 	}
@@ -732,14 +732,24 @@ func TestDaemonLauncher(t *testing.T) {
 	}
 	t.Cleanup(e.stopDaemon)
 	e.s.MustRun("source-file", keys)
-	e.s.WaitFor(func() bool { return e.running() != nil }, "the launcher's daemon")
+	// The lock names the daemon before its socket listens: wait for both.
+	var h *daemon.Hello
+	e.s.WaitFor(func() bool {
+		h, _ = daemon.Ask(e.paths(), 2*time.Second)
+		return e.running() != nil && h != nil
+	}, "the launcher's daemon")
 	first := e.running()
-	if h := e.hello(); h.Server != e.s.Socket {
+	if h.Server != e.s.Socket {
 		t.Fatalf("the daemon serves %s, not this server %s", h.Server, e.s.Socket)
 	}
 	e.s.MustRun("source-file", keys)
+	// The second launcher's own --ensure is a tma-daemon process too until
+	// it finds the lock held and exits (seconds under load): what must hold
+	// is one daemon, the first, once it is gone.
 	time.Sleep(time.Second)
-	if r := e.running(); r == nil || r.PID != first.PID || daemonsOf(e.s.Socket) != 1 {
+	var r *daemon.Running
+	e.s.WaitFor(func() bool { r = e.running(); return r != nil && r.PID == first.PID && daemonsOf(e.s.Socket) == 1 }, "one daemon after a second source")
+	if r == nil || r.PID != first.PID {
 		t.Fatalf("a second source: %+v (first %+v), %d daemons", r, first, daemonsOf(e.s.Socket))
 	}
 }

@@ -252,14 +252,14 @@ func TestContextThroughDaemon(t *testing.T) {
 	a := e.s.StartAgent("claude", claudeIdle)
 	e.fire(a.Pane, "claude", "SessionStart", `{"session_id":"`+statuslineSession+`","source":"startup"}`)
 	e.ensure()
-	said := e.fire(a.Pane, "claude", "context", capturedStatusline(t, 3))
+	said := e.fireToDaemon(a.Pane, "claude", "context", capturedStatusline(t, 3), "handed to the daemon")
 	if !strings.Contains(said, "handed to the daemon") {
 		t.Fatalf("the hook stamped it itself:\n%s", said)
 	}
 	e.s.WaitFor(func() bool { return e.s.Option(a.Pane, "@agent_tokens") == "24514" }, "the daemon's write")
 	// The writer logs after its write lands: wait for the line, do not race it.
 	want := "hook claude context on " + a.Pane + ": context 2%, 24514 tokens"
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(e.daemonLog(), want); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(e.daemonLog(), want); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("daemon log:\n%s", e.daemonLog())
 		}
