@@ -11,7 +11,7 @@ FZF     := github.com/junegunn/fzf@v$(FZF_VERSION)
 VERSION ?= 0.1.0
 LDFLAGS := -s -w -X github.com/tmaproject/tma/lib/cli/common.Version=$(VERSION)
 
-.PHONY: all build deps test unit integration lint bench demo install uninstall clean capture e2e-agents drift fuzz dist stress
+.PHONY: all build deps test unit integration lint bench demo install uninstall clean capture e2e-agents drift drift-latest fuzz dist stress
 
 all: build
 
@@ -117,3 +117,8 @@ e2e-agents: build
 
 drift:
 	fixtures/lab/drift.sh $(AGENT)
+
+# The newest release of each agent from the registry, against the committed
+# fixtures (docs/lab.md, "Drift against the newest").
+drift-latest:
+	fixtures/lab/drift-latest.sh $(AGENT)

@@ -15,6 +15,7 @@ import (
 	"github.com/tmaproject/tma/lib/notify"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/scan"
+	"github.com/tmaproject/tma/lib/screen"
 	"github.com/tmaproject/tma/lib/telemetry"
 	"github.com/tmaproject/tma/lib/tmux"
 )
@@ -148,7 +149,11 @@ type dAgent struct {
 	HookNote      *string `json:"hook_note"`
 	HookDemoted   bool    `json:"hook_demoted"`
 	Model         *string `json:"model"`
-	API           *string `json:"api"` // a pending permission or question with no reachable endpoint
+	// Mode is the agent's mode its screen names ([[modes]] of its manifest:
+	// Claude's auto, acceptEdits, plan, bypassPermissions, default), null
+	// when the screen names none or was not read.
+	Mode *string `json:"mode"`
+	API  *string `json:"api"` // a pending permission or question with no reachable endpoint
 }
 type dFzf struct {
 	OK   bool   `json:"ok"`
@@ -612,6 +617,12 @@ func Diagnose(f Facts) (*Report, string) {
 		if da.HookDemoted {
 			warn()
 			fmt.Fprintf(&b, "       demoted: registered through a hook, but its state came from the screen (run `tma install-hooks --check`)\n")
+		}
+		if a != nil && p.Capture != nil {
+			if m, line := a.ScreenMode(screen.Screen{Raw: p.Capture.Text, Title: p.Title, Height: p.Height}); m != "" {
+				da.Mode = &m
+				fmt.Fprintf(&b, "       mode: %s (the screen: %s)\n", m, record.Printable(line))
+			}
 		}
 		if da.Model != nil {
 			fmt.Fprintf(&b, "       model: %s\n", *da.Model)

@@ -357,3 +357,29 @@ func TestBrokenConfig(t *testing.T) {
 		t.Errorf("a good config: %+v\n%s", doc.Config, text)
 	}
 }
+
+// TestModeFromScreen: a pane whose screen names a mode in the footer its manifest's [[modes]]
+// read (Claude 2.1.332's auto mode) has it on its doctor lines and in the JSON; a pane with
+// no screen read, or a screen naming none, has no mode.
+func TestModeFromScreen(t *testing.T) {
+	p := agentPane("%1", "claude", stamped("idle", "", "capture"))
+	p.Height = 5
+	p.Capture = &record.Capture{Text: "────────────────\n❯ \n────────────────\n  ⏵⏵ auto mode on (shift+tab to cycle)\n"}
+	q := agentPane("%2", "claude", stamped("idle", "", "capture"))
+	r := agentPane("%3", "claude", stamped("idle", "", "capture"))
+	r.Height = 5
+	r.Capture = &record.Capture{Text: "────────────────\n❯ \n────────────────\n  ? for shortcuts\n"}
+	doc, text := Diagnose(healthy(t, p, q, r))
+	if !strings.Contains(text, "       mode: auto (the screen: ⏵⏵ auto mode on (shift+tab to cycle))\n") {
+		t.Errorf("text lacks the mode line:\n%s", text)
+	}
+	if strings.Count(text, "mode: ") != 1 {
+		t.Errorf("a mode named where the screen names none:\n%s", text)
+	}
+	if m := doc.Agents[0].Mode; m == nil || *m != "auto" {
+		t.Errorf("JSON mode %v", m)
+	}
+	if doc.Agents[1].Mode != nil || doc.Agents[2].Mode != nil {
+		t.Errorf("modes %v %v, want none", doc.Agents[1].Mode, doc.Agents[2].Mode)
+	}
+}

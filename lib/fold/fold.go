@@ -163,8 +163,13 @@ func (f *folder) fold() {
 	}
 
 	at := p.Capture.AtMS
-	results := f.a.Evaluate(screen.Screen{Raw: p.Capture.Text, Title: p.Title, Height: p.Height})
+	scr := screen.Screen{Raw: p.Capture.Text, Title: p.Title, Height: p.Height}
+	results := f.a.Evaluate(scr)
 	if f.explain {
+		// The mode the screen names ([[modes]]): shown, never decisive.
+		if m, line := f.a.ScreenMode(scr); m != "" {
+			f.note("mode %s: the screen names it («%s»)", m, line)
+		}
 		for _, r := range results {
 			f.v.Rules = append(f.v.Rules, record.RuleTrace{Index: r.Rule.Index, State: r.Rule.State,
 				Detail: r.Rule.Detail, Priority: r.Rule.Priority, Region: r.Rule.Region,

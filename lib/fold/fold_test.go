@@ -394,3 +394,25 @@ func TestWorkingClaimReleasedByIdleChrome(t *testing.T) {
 		t.Errorf("idle not visible: %q", got)
 	}
 }
+
+// TestExplainNamesTheMode: with explain, the fold's trace names the mode the screen's
+// [[modes]] entry reads; without one matching, no mode step.
+func TestExplainNamesTheMode(t *testing.T) {
+	a, err := manifest.Parse("agent", "test", []byte(testManifest+`
+[[modes]]
+name = "auto"
+region = "tail_lines(2)"
+match = { line_regex = '^>> auto mode on' }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Fold(pane(nil, "all done\n$ \n>> auto mode on\n"), a, DefaultTuning, true)
+	if !strings.Contains(strings.Join(v.Trace, "\n"), "mode auto: the screen names it («>> auto mode on»)") {
+		t.Errorf("trace: %q", v.Trace)
+	}
+	v = Fold(pane(nil, ">> auto mode on\nall done\n$ \n"), a, DefaultTuning, true)
+	if strings.Contains(strings.Join(v.Trace, "\n"), "mode ") {
+		t.Errorf("mode named outside its region: %q", v.Trace)
+	}
+}

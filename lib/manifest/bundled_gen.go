@@ -17,7 +17,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "claude",
 			Source:           "bundled:claude.toml",
 			Bundled:          true,
-			Digest:           "56f251ad0de10e64",
+			Digest:           "e8842fc23ea0253c",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"claude"},
 			Hooks: &Hooks{
@@ -126,8 +126,18 @@ func bundledAgent(name string) *Agent {
 						Children: []*Match{
 							{
 								Kind: MatchLineRegex,
-								Text: `^[\s\pZ]*❯[\s\pZ]*1\.[\s\pZ]*Yes, I trust this folder`,
-								Re:   lazyRegex(`^[\s\pZ]*❯[\s\pZ]*1\.[\s\pZ]*Yes, I trust this folder`),
+								Text: `^[\s\pZ]*(❯[\s\pZ]*)?(\d\.[\s\pZ]*)?Yes, I trust this folder[\s\pZ]*$`,
+								Re:   lazyRegex(`^[\s\pZ]*(❯[\s\pZ]*)?(\d\.[\s\pZ]*)?Yes, I trust this folder[\s\pZ]*$`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^[\s\pZ]*❯[\s\pZ]*\S`,
+								Re:   lazyRegex(`^[\s\pZ]*❯[\s\pZ]*\S`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)[\s\pZ]*Enter to confirm\b[^\n]*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)[\s\pZ]*Enter to confirm\b[^\n]*\z`),
 							},
 							{
 								Kind: MatchNot,
@@ -189,8 +199,8 @@ func bundledAgent(name string) *Agent {
 						Children: []*Match{
 							{
 								Kind: MatchLineRegex,
-								Text: `^[\s\pZ]*❯[\s\pZ]*\d+\.[\s\pZ]`,
-								Re:   lazyRegex(`^[\s\pZ]*❯[\s\pZ]*\d+\.[\s\pZ]`),
+								Text: `^[\s\pZ]*❯[\s\pZ]*\S`,
+								Re:   lazyRegex(`^[\s\pZ]*❯[\s\pZ]*\S`),
 							},
 							{
 								Kind: MatchRegex,
@@ -223,8 +233,8 @@ func bundledAgent(name string) *Agent {
 						Children: []*Match{
 							{
 								Kind: MatchLineRegex,
-								Text: `^[\s\pZ]*Press Enter to continue…[\s\pZ]*$`,
-								Re:   lazyRegex(`^[\s\pZ]*Press Enter to continue…[\s\pZ]*$`),
+								Text: `^[\s\pZ]*Press Enter to continue[\s\pZ]*(…|\.{1,3})?[\s\pZ]*$`,
+								Re:   lazyRegex(`^[\s\pZ]*Press Enter to continue[\s\pZ]*(…|\.{1,3})?[\s\pZ]*$`),
 							},
 							{
 								Kind: MatchNot,
@@ -244,7 +254,7 @@ func bundledAgent(name string) *Agent {
 					Index:    5,
 					State:    "blocked",
 					Detail:   "setup",
-					Label:    "setup-api-key",
+					Label:    "setup-bypass-accept",
 					Priority: 110,
 					Region:   "bottom_non_empty_lines(30)",
 					Match: &Match{
@@ -252,18 +262,18 @@ func bundledAgent(name string) *Agent {
 						Children: []*Match{
 							{
 								Kind: MatchLineRegex,
-								Text: `^[\s\pZ]*❯[\s\pZ]*\d+\.[\s\pZ]`,
-								Re:   lazyRegex(`^[\s\pZ]*❯[\s\pZ]*\d+\.[\s\pZ]`),
+								Text: `^[\s\pZ]*(❯[\s\pZ]*)?(\d\.[\s\pZ]*)?Yes, I accept[\s\pZ]*$`,
+								Re:   lazyRegex(`^[\s\pZ]*(❯[\s\pZ]*)?(\d\.[\s\pZ]*)?Yes, I accept[\s\pZ]*$`),
 							},
 							{
 								Kind: MatchLineRegex,
-								Text: `^[\s\pZ]*(❯[\s\pZ]*)?2\.[\s\pZ]*No \(recommended\)[\s\pZ]*$`,
-								Re:   lazyRegex(`^[\s\pZ]*(❯[\s\pZ]*)?2\.[\s\pZ]*No \(recommended\)[\s\pZ]*$`),
+								Text: `^[\s\pZ]*❯[\s\pZ]*\S`,
+								Re:   lazyRegex(`^[\s\pZ]*❯[\s\pZ]*\S`),
 							},
 							{
 								Kind: MatchRegex,
-								Text: `(^|\n)[\s\pZ]*Enter to confirm · Esc to cancel[\s\pZ]*\z`,
-								Re:   lazyRegex(`(?m)(^|\n)[\s\pZ]*Enter to confirm · Esc to cancel[\s\pZ]*\z`),
+								Text: `(^|\n)[\s\pZ]*Enter to confirm\b[^\n]*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)[\s\pZ]*Enter to confirm\b[^\n]*\z`),
 							},
 							{
 								Kind: MatchNot,
@@ -281,6 +291,45 @@ func bundledAgent(name string) *Agent {
 				},
 				{
 					Index:    6,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-api-key",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^[\s\pZ]*❯[\s\pZ]*\S`,
+								Re:   lazyRegex(`^[\s\pZ]*❯[\s\pZ]*\S`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^[\s\pZ]*(❯[\s\pZ]*)?(2\.[\s\pZ]*)?No \(recommended\)[\s\pZ]*$`,
+								Re:   lazyRegex(`^[\s\pZ]*(❯[\s\pZ]*)?(2\.[\s\pZ]*)?No \(recommended\)[\s\pZ]*$`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)[\s\pZ]*Enter to confirm\b[^\n]*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)[\s\pZ]*Enter to confirm\b[^\n]*\z`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `^─{8,}[\s\pZ]*\n❯`,
+										Re:   lazyRegex(`(?m)^─{8,}[\s\pZ]*\n❯`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    7,
 					State:    "blocked",
 					Detail:   "plan",
 					Label:    "plan-approval",
@@ -309,33 +358,33 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
 				},
 				{
-					Index:    7,
+					Index:    8,
 					State:    "working",
 					Label:    "spinner-line",
 					Priority: 100,
 					Region:   "bottom_non_empty_lines(20)",
 					Match: &Match{
 						Kind: MatchLineRegex,
-						Text: `^[·✢✳✶✻✽*][\s\pZ]+\S[^…]*…[\s\pZ]*\((\d+h[\s\pZ]*)?(\d+m[\s\pZ]*)?\d+s\b`,
-						Re:   lazyRegex(`^[·✢✳✶✻✽*][\s\pZ]+\S[^…]*…[\s\pZ]*\((\d+h[\s\pZ]*)?(\d+m[\s\pZ]*)?\d+s\b`),
+						Text: `^[·✢✳✶✻✽*][\s\pZ]+\S[^…]*…[\s\pZ]*\(([^()\n]*[\s\pZ]·[\s\pZ]+)?(\d+h[\s\pZ]*)?(\d+m[\s\pZ]*)?\d+s\b`,
+						Re:   lazyRegex(`^[·✢✳✶✻✽*][\s\pZ]+\S[^…]*…[\s\pZ]*\(([^()\n]*[\s\pZ]·[\s\pZ]+)?(\d+h[\s\pZ]*)?(\d+m[\s\pZ]*)?\d+s\b`),
 					},
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 20},
 				},
 				{
-					Index:    8,
+					Index:    9,
 					State:    "working",
 					Label:    "footer-esc-to-interrupt",
 					Priority: 95,
 					Region:   "bottom_non_empty_lines(4)",
 					Match: &Match{
 						Kind: MatchLineRegex,
-						Text: `^[\s\pZ]*esc to interrupt\b`,
-						Re:   lazyRegex(`^[\s\pZ]*esc to interrupt\b`),
+						Text: `^[\s\pZ]*(\S.*[\s\pZ]·[\s\pZ]+)?esc to interrupt\b`,
+						Re:   lazyRegex(`^[\s\pZ]*(\S.*[\s\pZ]·[\s\pZ]+)?esc to interrupt\b`),
 					},
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 4},
 				},
 				{
-					Index:    9,
+					Index:    10,
 					State:    "working",
 					Detail:   "background",
 					Label:    "footer-background-shells",
@@ -343,13 +392,26 @@ func bundledAgent(name string) *Agent {
 					Region:   "bottom_non_empty_lines(12)",
 					Match: &Match{
 						Kind: MatchRegex,
-						Text: `(^|\n)─{8,}[\s\pZ]*\n[\s\pZ]*\d+ shells? · `,
-						Re:   lazyRegex(`(?m)(^|\n)─{8,}[\s\pZ]*\n[\s\pZ]*\d+ shells? · `),
+						Text: `(^|\n)─{8,}[\s\pZ]*\n[\s\pZ]*([^❯\s\pZ][^\n]*[\s\pZ]·[\s\pZ]+)?\d+ shells? · `,
+						Re:   lazyRegex(`(?m)(^|\n)─{8,}[\s\pZ]*\n[\s\pZ]*([^❯\s\pZ][^\n]*[\s\pZ]·[\s\pZ]+)?\d+ shells? · `),
 					},
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 12},
 				},
 				{
-					Index:    10,
+					Index:    11,
+					State:    "working",
+					Label:    "waiting-background-agents",
+					Priority: 91,
+					Region:   "bottom_non_empty_lines(12)",
+					Match: &Match{
+						Kind: MatchRegex,
+						Text: `(^|\n)[·✢✳✶✻✽*][\s\pZ]+Waiting for \d+ background agents? to finish[\s\pZ]*\n─{8,}[\s\pZ]*\n❯`,
+						Re:   lazyRegex(`(?m)(^|\n)[·✢✳✶✻✽*][\s\pZ]+Waiting for \d+ background agents? to finish[\s\pZ]*\n─{8,}[\s\pZ]*\n❯`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 12},
+				},
+				{
+					Index:    12,
 					State:    "working",
 					Label:    "title-spinner",
 					Priority: 90,
@@ -362,7 +424,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.Title},
 				},
 				{
-					Index:  11,
+					Index:  13,
 					State:  "idle",
 					Label:  "prompt-box",
 					Region: "bottom_non_empty_lines(10)",
@@ -372,6 +434,58 @@ func bundledAgent(name string) *Agent {
 						Re:   lazyRegex(`(?m)^─{8,}[\s\pZ]*\n❯([\s\pZ]|$)`),
 					},
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 10},
+				},
+			},
+			Modes: []Mode{
+				{
+					Name:   "auto",
+					Region: "bottom_non_empty_lines(3)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `^[\s\pZ]*⏵⏵[\s\pZ]*auto mode on\b`,
+						Re:   lazyRegex(`^[\s\pZ]*⏵⏵[\s\pZ]*auto mode on\b`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 3},
+				},
+				{
+					Name:   "acceptEdits",
+					Region: "bottom_non_empty_lines(3)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `^[\s\pZ]*⏵⏵[\s\pZ]*accept edits on\b`,
+						Re:   lazyRegex(`^[\s\pZ]*⏵⏵[\s\pZ]*accept edits on\b`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 3},
+				},
+				{
+					Name:   "plan",
+					Region: "bottom_non_empty_lines(3)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `^[\s\pZ]*⏸[\s\pZ]*plan mode on\b`,
+						Re:   lazyRegex(`^[\s\pZ]*⏸[\s\pZ]*plan mode on\b`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 3},
+				},
+				{
+					Name:   "bypassPermissions",
+					Region: "bottom_non_empty_lines(3)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `^[\s\pZ]*⏵⏵[\s\pZ]*bypass permissions on\b`,
+						Re:   lazyRegex(`^[\s\pZ]*⏵⏵[\s\pZ]*bypass permissions on\b`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 3},
+				},
+				{
+					Name:   "default",
+					Region: "bottom_non_empty_lines(3)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `^[\s\pZ]*⏸[\s\pZ]*manual mode on\b`,
+						Re:   lazyRegex(`^[\s\pZ]*⏸[\s\pZ]*manual mode on\b`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 3},
 				},
 			},
 			Details: map[string]Detail{},

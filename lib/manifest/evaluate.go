@@ -38,6 +38,24 @@ func (a *Agent) Evaluate(s screen.Screen) []Result {
 	return out
 }
 
+// ScreenMode names the first [[modes]] entry whose match holds on s, with the line that
+// matched; "" when the screen names no mode.
+func (a *Agent) ScreenMode(s screen.Screen) (name, line string) {
+	regions := map[screen.Region]*region{}
+	for i := range a.Modes {
+		m := &a.Modes[i]
+		reg := regions[m.region]
+		if reg == nil {
+			reg = &region{lines: s.Region(m.region)}
+			regions[m.region] = reg
+		}
+		if ok, ex := m.Match.eval(reg); ok {
+			return m.Name, excerpt(ex)
+		}
+	}
+	return "", ""
+}
+
 func excerpt(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= MaxExcerpt {

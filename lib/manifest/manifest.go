@@ -53,6 +53,7 @@ type Agent struct {
 	Hooks            *Hooks // nil when the manifest has no [hooks]
 	Visible          []string
 	Rules            []Rule
+	Modes            []Mode // [[modes]]: the permission modes the screen names, in file order
 	Details          map[string]Detail
 	Telemetry        *Telemetry
 
@@ -95,6 +96,17 @@ type Rule struct {
 	region screen.Region
 }
 
+// Mode is one [[modes]] entry: a mode of the agent (Claude's permission modes) and the screen
+// text that names it. It never decides a state: doctor and debug explain name the mode a
+// pane's screen shows.
+type Mode struct {
+	Name   string
+	Region string // the region spec as written
+	Match  *Match
+
+	region screen.Region
+}
+
 // Detail is one [details.<token>] table.
 type Detail struct {
 	Aliases []string
@@ -119,6 +131,7 @@ type fileT struct {
 	Hooks            *hooksT            `toml:"hooks"`
 	Capture          *captureT          `toml:"capture"`
 	Rules            []ruleT            `toml:"rules"`
+	Modes            []modeT            `toml:"modes"`
 	Details          map[string]detailT `toml:"details"`
 	Telemetry        *telemetryT        `toml:"telemetry"`
 }
@@ -158,6 +171,12 @@ type ruleT struct {
 	Match           *matchT `toml:"match"`
 	SkipStateUpdate bool    `toml:"skip_state_update"`
 	Label           string  `toml:"label"`
+}
+
+type modeT struct {
+	Name   string  `toml:"name"`
+	Region string  `toml:"region"`
+	Match  *matchT `toml:"match"`
 }
 
 type matchT struct {
@@ -260,6 +279,13 @@ func parse(stem, source string, data []byte) (*Agent, error) {
 			return nil, fmt.Errorf("rules[%d]: %w", i, err)
 		}
 		a.Rules = append(a.Rules, rule)
+	}
+	for i, m := range f.Modes {
+		mode, err := compileMode(m)
+		if err != nil {
+			return nil, fmt.Errorf("modes[%d]: %w", i, err)
+		}
+		a.Modes = append(a.Modes, mode)
 	}
 	if f.Telemetry != nil {
 		a.Telemetry = &Telemetry{}
@@ -461,6 +487,27 @@ func (a *Agent) compileRule(i int, r ruleT) (Rule, error) {
 		return rule, err
 	}
 	return rule, nil
+}
+
+func compileMode(m modeT) (Mode, error) {
+	mode := Mode{Name: m.Name, Region: m.Region}
+	if m.Name == "" || strings.ContainsAny(m.Name, " \t\n") {
+		return mode, fmt.Errorf("name: %q is not one word", m.Name)
+	}
+	if m.Region == "" {
+		return mode, errors.New("region: required")
+	}
+	var err error
+	if mode.region, err = screen.ParseRegion(m.Region); err != nil {
+		return mode, fmt.Errorf("region: %w", err)
+	}
+	if m.Match == nil {
+		return mode, errors.New("match: required")
+	}
+	if mode.Match, err = compileMatch("match", *m.Match); err != nil {
+		return mode, err
+	}
+	return mode, nil
 }
 
 // Decode is a manifest's one TOML decode, shared by agent and action

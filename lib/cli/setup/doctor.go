@@ -71,7 +71,9 @@ func (r *run) doctor(d *doctorCmd) int {
 	return common.ExitOK
 }
 
-// doctorFacts gathers what doctor looks at: one capture-less scan, then,
+// doctorFacts gathers what doctor looks at: one scan that reads the agent
+// panes' screens (one capture call for all of them: the mode a screen
+// names, [[modes]], is only on the screen), then,
 // when a server answered, its tmux hooks and options. cfgErr is the config
 // that did not load (the defaults stand in).
 func (r *run) doctorFacts(self string, cfgErr error) doctor.Facts {
@@ -85,7 +87,7 @@ func (r *run) doctorFacts(self string, cfgErr error) doctor.Facts {
 		APIProblem:   func(p *record.Pane, prior record.Prior) string { return doctor.APIProblem(cfg, p, prior) },
 	}
 	res, err := scan.Run(ctx, c, scan.Options{Manifests: r.loaded.Manifests, Tuning: r.loaded.Tuning(), Host: common.Host(),
-		Now: func() int64 { return time.Now().UnixMilli() }, NoCapture: true})
+		Now: func() int64 { return time.Now().UnixMilli() }, CaptureAll: true})
 	server := f.Socket
 	if err != nil {
 		f.ScanErr = common.DescribeTmuxError(r.e, c, err)
