@@ -64,11 +64,17 @@ func TestScreenDialogs(t *testing.T) {
 		question string
 		options  []string // a prefix of the choices
 	}{
-		{"claude/blocked-bash", KindPermission, "Do you want to proceed?", []string{"Yes", "Yes, and always allow access to project/ from this project", "No"}},
-		{"claude/blocked-write", KindPermission, "Do you want to create notes.txt?", []string{"Yes", "Yes, allow all edits during this session (shift+tab)", "No"}},
+		{"claude/2.1.197/blocked-bash", KindPermission, "Do you want to proceed?", []string{"Yes", "Yes, and always allow access to project/ from this project", "No"}},
+		{"claude/2.1.197/blocked-write", KindPermission, "Do you want to create notes.txt?", []string{"Yes", "Yes, allow all edits during this session (shift+tab)", "No"}},
+		{"claude/2.1.197/blocked-question", KindQuestion, "Which colour should the mock paint the probe?", colours},
+		{"claude/2.1.197/blocked-plan", KindInformational, "Claude has written up a plan and is ready to execute. Would you like to proceed?", []string{"Yes, and use auto mode"}},
+		{"claude/2.1.197/blocked-trust", KindInformational, "Accessing workspace:", []string{"Yes, I trust this folder", "No, exit"}},
+		// Claude Code 2.1.332 (issue 30): a third option, the trust gate's order turned.
+		{"claude/blocked-bash", KindPermission, "Do you want to proceed?", []string{"Yes", "Yes, and always allow access to /tmp/lab/project from this project", "Yes, and switch to auto mode · auto mode handles these prompts for you", "No"}},
+		{"claude/blocked-write", KindPermission, "Do you want to create notes.txt?", []string{"Yes"}},
 		{"claude/blocked-question", KindQuestion, "Which colour should the mock paint the probe?", colours},
 		{"claude/blocked-plan", KindInformational, "Claude has written up a plan and is ready to execute. Would you like to proceed?", []string{"Yes, and use auto mode"}},
-		{"claude/blocked-trust", KindInformational, "Accessing workspace:", []string{"Yes, I trust this folder", "No, exit"}},
+		{"claude/blocked-trust", KindInformational, "Accessing workspace:", []string{"No, exit", "Yes, I trust this folder"}},
 		{"codex/blocked-bash", KindPermission, "Would you like to run the following command?", []string{"Yes, proceed (y)"}},
 		{"codex/blocked-question", KindQuestion, "Which colour should the mock paint the probe?", append(slices.Clone(colours), "None of the above")},
 		{"gemini/blocked-bash", KindPermission, "Allow execution of [Shell]?", []string{"Allow once", "Allow for this session", "No, suggest changes (esc)"}},
@@ -108,7 +114,7 @@ func TestScreenDialogs(t *testing.T) {
 // What a choice says under or beside its label is its description, not a
 // choice of its own; the key hints are neither.
 func TestDescriptionsAndHints(t *testing.T) {
-	for _, name := range []string{"claude/blocked-question-w80.txt", "codex/blocked-question-w120.txt", "gemini/blocked-question-w80.txt", "pi/blocked-question-w120.txt"} {
+	for _, name := range []string{"claude/blocked-question-w80.txt", "claude/2.1.197/blocked-question-w80.txt", "codex/blocked-question-w120.txt", "gemini/blocked-question-w80.txt", "pi/blocked-question-w120.txt"} {
 		f, c := load(t, name)
 		got := Build(Pane{Agent: f.Agent, State: f.State, Detail: f.Detail}, c)
 		if len(got.Options) < 3 || deref(got.Options[0].Description) != "Paint it red." || deref(got.Options[2].Description) != "Paint it blue." {
@@ -128,12 +134,12 @@ func TestDescriptionsAndHints(t *testing.T) {
 // Text is the dialog's lines, one paragraph a line: a line Claude wrapped at
 // the pane's width is joined back, a short one is not.
 func TestReflow(t *testing.T) {
-	f, c := load(t, "claude/blocked-plan-w80.txt")
+	f, c := load(t, "claude/2.1.197/blocked-plan-w80.txt")
 	got := Build(Pane{Agent: f.Agent, State: f.State, Detail: f.Detail}, c)
 	if deref(got.Text) != "Claude has written up a plan and is ready to execute. Would you like to proceed?" {
 		t.Errorf("plan text %q", deref(got.Text))
 	}
-	f, c = load(t, "claude/blocked-bash-w120.txt")
+	f, c = load(t, "claude/2.1.197/blocked-bash-w120.txt")
 	got = Build(Pane{Agent: f.Agent, State: f.State, Detail: f.Detail}, c)
 	if deref(got.Text) != "Bash command\ntouch probe.txt\nRun the probe command from the mock\nDo you want to proceed?" {
 		t.Errorf("bash text %q", deref(got.Text))

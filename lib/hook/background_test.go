@@ -57,13 +57,17 @@ func checkStop(t *testing.T, payload string) {
 	}
 }
 
-// The Stop payloads Claude Code 2.1.197 sent in the lab around background
-// shells and subagents (fixtures/claude/hooks/background.jsonl), and the
-// main scenario's (every one with background_tasks empty).
+// The Stop payloads Claude Code 2.1.332 and 2.1.197 sent in the lab around
+// background shells and subagents (fixtures/claude/hooks/background.jsonl,
+// fixtures/claude/2.1.197/hooks/), and the main scenario's (every one with
+// background_tasks empty).
 func TestClaudeStopBackgroundTasksCaptured(t *testing.T) {
 	seen := map[bool]int{}
-	for _, rec := range []string{"background.jsonl", "scenario.jsonl"} {
-		f, err := os.Open("../../fixtures/claude/hooks/" + rec)
+	for _, rec := range []string{"background.jsonl", "scenario.jsonl", "2.1.197/hooks/background.jsonl", "2.1.197/hooks/scenario.jsonl"} {
+		if !strings.Contains(rec, "/") {
+			rec = "hooks/" + rec
+		}
+		f, err := os.Open("../../fixtures/claude/" + rec)
 		if err != nil {
 			t.Fatal(err)
 		}

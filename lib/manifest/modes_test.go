@@ -72,3 +72,26 @@ func TestModesParse(t *testing.T) {
 		t.Errorf("mode %q outside the region", m)
 	}
 }
+
+// TestClaudeQuoteGateFiresNothing (issue 30 item 3): the conversation quoting 2.1.332's
+// trust gate, theme picker, security notes, API-key question, spinner line and mode footers
+// (the mock's QUOTEGATE, fixtures/claude/idle-quote-gate-*) matches no rule but the prompt box,
+// however far the widened rules reach.
+func TestClaudeQuoteGateFiresNothing(t *testing.T) {
+	a := bundledAgent("claude")
+	for _, file := range []string{"idle-quote-gate-w120.txt", "idle-quote-gate-w80.txt"} {
+		data, err := os.ReadFile(filepath.Join(fixturesRoot, "claude", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := fixture.Parse(file, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range a.Evaluate(screen.Screen{Raw: f.Screen, Title: f.Title, Height: f.Height}) {
+			if r.Matched && r.Rule.Label != "prompt-box" {
+				t.Errorf("%s: %s matched %q", file, r.Rule.Label, r.Excerpt)
+			}
+		}
+	}
+}
