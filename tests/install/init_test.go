@@ -83,14 +83,19 @@ func TestInitFirstRunThenNothing(t *testing.T) {
 		"tma: installed hooks for codex",
 		"tma: installed tmux hooks after-select-pane, session-window-changed on "+s.Socket,
 		"tma: init 3/7: the status line",
-		"tma: nothing runs `tma status` in your status line yet",
-		"Add this line to ~/.tmux.conf:\n  set -g status-right '#(tma status) %H:%M'\n",
-		"(~/.tmux.conf sets status-right already, on line 2:",
+		// The keys' launcher starts a daemon: the status line reads the
+		// options it keeps (issue 29 item 5).
+		"tma: nothing shows tma's counts in your status line yet",
+		"Add these lines to ~/.tmux.conf:\n  set -g status-right '#{E:@tma_status} %H:%M'\n  set -g window-status-format '#I:#W#{?@agent_summary, #{@agent_summary},}'\n",
+		"(~/.tmux.conf sets status-right already, on line 2: you can put `#{E:@tma_status} ` at the front",
+		"`#(tma status)` in place of `#{E:@tma_status}` drives the state itself",
 		"then reload it: tmux -S "+s.Socket+" source-file ~/.tmux.conf",
 		"tma: init 4/7: the keybindings (as tma install-keys)",
 		"tma: proposed change to ~/.config/tma/tmux.conf (tma keybindings):",
 		"tma: proposed change to ~/.tmux.conf (tma keys source-file):",
 		"tma: installed keybindings (~/.config/tma/tmux.conf).",
+		// --yes reloads the config the keys went into on the server.
+		"tma: reloaded ~/.tmux.conf on "+s.Socket,
 		"tma: init 5/7: a resident daemon of another build",
 		"tma: init 6/7: the daemon (as tma daemon --ensure)\n  not started: --daemon starts one now",
 		"tma: init 7/7: tma doctor",
@@ -143,9 +148,16 @@ func TestInitFirstRunThenNothing(t *testing.T) {
 	// The status line already runs tma status: said so, no line printed.
 	s.MustRun("set", "-g", "status-right", "#(tma status) %H:%M")
 	r = tma(t, "init", "--yes")
-	must(t, r, 0, "tma: your status-right already runs `tma status` on "+s.Socket+": nothing to add")
-	if strings.Contains(r.stdout, "Add this line") {
+	must(t, r, 0, "tma: your status-right already shows tma's counts on "+s.Socket+": nothing to add")
+	if strings.Contains(r.stdout, "Add th") {
 		t.Fatalf("the line printed although the server runs it:\n%s", r)
+	}
+	// So does one reading the option the daemon keeps.
+	s.MustRun("set", "-g", "status-right", "#{E:@tma_status} %H:%M")
+	r = tma(t, "init", "--yes")
+	must(t, r, 0, "tma: your status-right already shows tma's counts on "+s.Socket+": nothing to add")
+	if strings.Contains(r.stdout, "Add th") || strings.Contains(r.stdout, "reloaded") {
+		t.Fatalf("advice or a reload although nothing changed:\n%s", r)
 	}
 	sameSnapshot(t, before, snapshot(t, h.Dir))
 }
@@ -188,17 +200,45 @@ func TestInitStatusLineFromConfig(t *testing.T) {
 	h := newHome(t) // TMA_SOCKET_PATH names no server yet
 	h.write(".config/tmux/tmux.conf", "set-option -g status-right \"#(/usr/local/bin/tma status) %H:%M\"\n")
 	r := tma(t, "init", "--yes")
-	must(t, r, 0, "tma: ~/.config/tmux/tmux.conf already runs `tma status` in a status line (no tmux server on",
+	must(t, r, 0, "tma: ~/.config/tmux/tmux.conf already shows tma's counts in a status line (no tmux server on",
 		"tma: init 2/7: wire the hooks: no agent found on $PATH, nothing to wire",
 		"tma: installed keybindings (~/.config/tma/tmux.conf). Reload with `tmux source-file ~/.config/tmux/tmux.conf`.")
 
 	t.Setenv("TMA_SOCKET_PATH", s.Socket)
 	must(t, tma(t, "init", "--yes"), 0,
-		"tma: ~/.config/tmux/tmux.conf runs `tma status` but the server on "+s.Socket+" has not loaded it: reload with `tmux -S "+s.Socket+" source-file ~/.config/tmux/tmux.conf`")
+		"tma: ~/.config/tmux/tmux.conf shows tma's counts but the server on "+s.Socket+" has not loaded it: reload with `tmux -S "+s.Socket+" source-file ~/.config/tmux/tmux.conf`",
+		// --yes takes the reload init offers.
+		"tma: reloaded ~/.config/tmux/tmux.conf on "+s.Socket)
+	if got := s.MustRun("show-options", "-gqv", "status-right"); !strings.Contains(got, "tma status") {
+		t.Fatalf("the reload did not load the config: status-right %q", got)
+	}
 
 	// A commented-out line does not count.
 	h.write(".config/tmux/tmux.conf", "# set -g status-right '#(tma status)'\n")
-	must(t, tma(t, "init", "--yes"), 0, "nothing runs `tma status` in your status line yet", "Add this line to ~/.config/tmux/tmux.conf:")
+	s.MustRun("set", "-g", "status-right", "%H:%M")
+	must(t, tma(t, "init", "--yes"), 0, "nothing shows tma's counts in your status line yet", "Add these lines to ~/.config/tmux/tmux.conf:")
+}
+
+// TestInitStatusLineWithoutDaemon: keys installed with --no-daemon, no
+// daemon running and no --daemon: nothing keeps @tma_status, so init
+// advises #(tma status), the driver itself, and no #{E:@tma_status}.
+func TestInitStatusLineWithoutDaemon(t *testing.T) {
+	s := newServer(t)
+	h := newHome(t)
+	t.Setenv("TMA_SOCKET_PATH", s.Socket)
+	h.write(".tmux.conf", userConf)
+	must(t, tma(t, "install-keys", "--yes", "--no-daemon"), 0)
+	r := tma(t, "init", "--yes")
+	must(t, r, 0, "tma: nothing runs `tma status` in your status line yet (the ambient state driver; no daemon will keep the counts for you)",
+		"Add this line to ~/.tmux.conf:\n  set -g status-right '#(tma status) %H:%M'\n")
+	if strings.Contains(r.stdout, "@tma_status") {
+		t.Fatalf("advised the daemon's option with no daemon:\n%s", r)
+	}
+	// With --daemon the daemon is there to keep it (starting it fails
+	// here, with no tma-daemon: the advice does not wait for it).
+	if r := tma(t, "init", "--yes", "--daemon"); !strings.Contains(r.stdout, "  set -g status-right '#{E:@tma_status} %H:%M'\n") {
+		t.Fatalf("init --daemon does not advise the daemon's option:\n%s", r)
+	}
 }
 
 // TestInitFailedStepGoesOn: a step that fails (no tma-hook to wire) does not

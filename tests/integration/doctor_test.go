@@ -135,3 +135,28 @@ func TestAttentionClearsWithAnAttachedClient(t *testing.T) {
 		t.Error("a pane the client never visited lost its mark")
 	}
 }
+
+// TestDoctorAmbientCountsTheDaemon: a running daemon is the ambient
+// driver (it cycles and keeps @tma_status itself), so a server whose status
+// line runs no `tma status` is not "NOT polling" while one runs, and the
+// line is not a warning; stopped, the line is back (issue 29 item 5).
+func TestDoctorAmbientCountsTheDaemon(t *testing.T) {
+	e := newEnv(t, "")
+	e.s.StartAgent("claude", claudeIdle)
+	if out, _, _ := e.tma("doctor"); !strings.Contains(out, "ambient: NOT polling") {
+		t.Fatalf("no driver and no daemon:\n%s", out)
+	}
+	e.ensure()
+	out, errs, _ := e.tma("doctor", "--json")
+	if !strings.Contains(out, `"ambient_driver":{"polling":true`) {
+		t.Errorf("doctor --json with a daemon: %s%s", out, errs)
+	}
+	out, _, _ = e.tma("doctor")
+	if !strings.Contains(out, "ambient: the daemon drives every cycle (tier 3)") || strings.Contains(out, "NOT polling") {
+		t.Errorf("doctor with a daemon running:\n%s", out)
+	}
+	e.stopDaemon()
+	if out, _, _ := e.tma("doctor"); !strings.Contains(out, "ambient: NOT polling") {
+		t.Errorf("doctor after the daemon stopped:\n%s", out)
+	}
+}

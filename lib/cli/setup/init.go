@@ -2,6 +2,7 @@ package setupcmd
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -81,13 +82,21 @@ func (r *run) initRun(k *initCmd) int {
 	self, _ := os.Executable()
 	r.env = install.Env{Getenv: r.e.Getenv, Self: self}
 	conf := r.env.TmuxConf(k.Conf, fileExists)
+	kc := r.initKeys(k)
+	server := r.serverSocket()
 	r.step("3/7", "the status line")
-	r.statusLine(conf)
+	// A daemon keeps @tma_status and every @agent_summary fresh by itself:
+	// one running now, one --daemon starts, or the launcher the keys step
+	// writes (it starts one with every server that loads the file).
+	daemon := k.Daemon || !kc.NoDaemon || (server != "" && r.daemonOf(server).up())
+	loaded := r.statusLine(conf, daemon)
 
 	r.step("4/7", "the keybindings (as tma install-keys)")
-	r.keys(r.initKeys(k))
+	r.keys(kc)
+	if r.keysWritten || !loaded {
+		r.offerReload(conf)
+	}
 
-	server := r.serverSocket()
 	r.step("5/7", "a resident daemon of another build")
 	switch {
 	case server == "":
@@ -166,10 +175,21 @@ func RunsTmaStatus(format string) bool { return statusRE.MatchString(format) }
 // statusSetRE finds a line of a tmux config that sets status-right.
 var statusSetRE = regexp.MustCompile(`^\s*set(?:-option)?\s+(?:-[a-zA-Z]+\s+)*status-right(?:\s|$)`)
 
+// optionRE finds tma's counts read from the option the daemon keeps
+// (#{E:@tma_status}, #{@tma_status}).
+var optionRE = regexp.MustCompile(`#\{(?:E:)?@tma_status\}`)
+
+// ShowsTmaStatus reports whether a tmux format shows tma's counts: by
+// running `tma status` or by reading @tma_status.
+func ShowsTmaStatus(format string) bool { return RunsTmaStatus(format) || optionRE.MatchString(format) }
+
 // statusLine is step 3: tma never edits status-right, it says whether the
 // server's status line (status-right, status-left, status-format[0])
-// already runs `tma status`, else the line to add, where and how to reload.
-func (r *run) statusLine(conf string) {
+// already shows tma's counts, else the lines to add, where and how to
+// reload. With a daemon the lines read the options it keeps (no process
+// per redraw); without one, #(tma status) is the driver itself. It reports
+// false when the config shows the counts and the server has not loaded it.
+func (r *run) statusLine(conf string, daemon bool) (loaded bool) {
 	c := r.client()
 	ctx := common.Background()
 	serverUp, serverHas := false, ""
@@ -179,7 +199,7 @@ func (r *run) statusLine(conf string) {
 			break
 		}
 		serverUp = true
-		if RunsTmaStatus(v) {
+		if ShowsTmaStatus(v) {
 			serverHas = opt
 			break
 		}
@@ -191,7 +211,7 @@ func (r *run) statusLine(conf string) {
 		if strings.HasPrefix(strings.TrimSpace(l), "#") {
 			continue
 		}
-		if strings.Contains(l, "status") && RunsTmaStatus(l) {
+		if strings.Contains(l, "status") && ShowsTmaStatus(l) {
 			confHas = true
 		}
 		if setLine == 0 && statusSetRE.MatchString(l) {
@@ -201,19 +221,56 @@ func (r *run) statusLine(conf string) {
 	reload := r.reloadCommand(pconf)
 	switch {
 	case serverHas != "":
-		r.out("tma: your %s already runs `tma status` on %s: nothing to add", serverHas, r.socket(c))
+		r.out("tma: your %s already shows tma's counts on %s: nothing to add", serverHas, r.socket(c))
 	case confHas && serverUp:
-		r.out("tma: %s runs `tma status` but the server on %s has not loaded it: reload with `%s`", pconf, r.socket(c), reload)
+		r.out("tma: %s shows tma's counts but the server on %s has not loaded it: reload with `%s`", pconf, r.socket(c), reload)
+		return false
 	case confHas:
-		r.out("tma: %s already runs `tma status` in a status line (no tmux server on %s to check it against)", pconf, r.socket(c))
+		r.out("tma: %s already shows tma's counts in a status line (no tmux server on %s to check it against)", pconf, r.socket(c))
+	case daemon:
+		r.out("tma: nothing shows tma's counts in your status line yet; tma never edits status-right. The daemon (the keybindings' launcher starts one with every server) keeps them in @tma_status, and each window's in @agent_summary, so the status line reads options and runs no process per redraw. Add these lines to %s:", pconf)
+		r.out("  set -g status-right '#{E:@tma_status} %%H:%%M'")
+		r.out("  set -g window-status-format '#I:#W#{?@agent_summary, #{@agent_summary},}'")
+		r.out("  set -g window-status-current-format '#I:#W#{?@agent_summary, #{@agent_summary},}'")
+		if setLine > 0 {
+			r.out("  (%s sets status-right already, on line %d: you can put `#{E:@tma_status} ` at the front of that format instead)", pconf, setLine)
+		}
+		r.out("  (with no daemon running nothing refreshes them: `#(tma status)` in place of `#{E:@tma_status}` drives the state itself, one process per redraw)")
+		r.out("then reload it: %s", reload)
 	default:
-		r.out("tma: nothing runs `tma status` in your status line yet (the ambient state driver); tma never edits status-right. Add this line to %s:", pconf)
+		r.out("tma: nothing runs `tma status` in your status line yet (the ambient state driver; no daemon will keep the counts for you); tma never edits status-right. Add this line to %s:", pconf)
 		r.out("  set -g status-right '#(tma status) %%H:%%M'")
 		if setLine > 0 {
 			r.out("  (%s sets status-right already, on line %d: you can put `#(tma status) ` at the front of that format instead)", pconf, setLine)
 		}
 		r.out("then reload it: %s", reload)
 	}
+	return true
+}
+
+// offerReload asks to reload the tmux config on the server now, so the
+// keys just written (and a status line already in the config) take effect
+// without the user typing the command; no is not a failure.
+func (r *run) offerReload(conf string) {
+	if !r.serverUp() {
+		return // no server to reload (source-file would start one)
+	}
+	c := r.client()
+	ctx := common.Background()
+	if _, err := os.Stat(conf); err != nil {
+		return
+	}
+	pconf := r.env.Pretty(conf)
+	cmd := r.reloadCommand(pconf)
+	if !r.ask(fmt.Sprintf("Reload %s on %s now (`%s`)?", pconf, r.socket(c), cmd)) {
+		r.out("tma: not reloaded: `%s` when you are ready", cmd)
+		return
+	}
+	if _, stderr, err := c.Run(ctx, "", "source-file", conf); err != nil {
+		r.out("tma: tmux reported while reloading %s: %s", pconf, strings.TrimSpace(stderr+" "+err.Error()))
+		return
+	}
+	r.out("tma: reloaded %s on %s", pconf, r.socket(c))
 }
 
 // reloadCommand is the tmux command that re-reads conf on the server tma

@@ -92,11 +92,19 @@ func (r *run) keys(k *keysCmd) int {
 // server's tables when one answers, else the bind lines of the tmux config
 // that will source the file (what the next server start binds before it).
 func (r *run) boundNow(conf string, confData []byte) []install.Bound {
-	out, _, err := r.client().Run(common.Background(), "", "list-keys")
-	if err == nil {
-		return install.ParseListKeys(out)
+	if r.serverUp() {
+		if out, _, err := r.client().Run(common.Background(), "", "list-keys"); err == nil {
+			return install.ParseListKeys(out)
+		}
 	}
 	return install.ParseConfBinds(confData)
+}
+
+// serverUp asks with a command that needs a running server: list-keys and
+// source-file start one (loading the user's config) when there is none.
+func (r *run) serverUp() bool {
+	_, _, err := r.client().Run(common.Background(), "", "show-options", "-gqv", "status")
+	return err == nil
 }
 
 // keysSpec is what this tma binds: itself by its absolute path (the
