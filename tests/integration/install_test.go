@@ -119,6 +119,9 @@ func TestInstallOverARunningDaemon(t *testing.T) {
 	if !strings.Contains(out, in.bindir+" is not on your PATH") || !strings.Contains(out, `export PATH="$HOME/.local/bin:$PATH"`) {
 		t.Errorf("no PATH hint for a bin directory off PATH:\n%s", out)
 	}
+	if !strings.Contains(out, "tma: next: tma init") {
+		t.Errorf("a first install does not say what is next:\n%s", out)
+	}
 	// The daemon's environment is the launcher's (the server's), not the
 	// shell make install runs in: the replacement keeps it.
 	in.extra = []string{"TMA_INSTALL_TEST_MARK=from-the-server"}
@@ -147,6 +150,9 @@ func TestInstallOverARunningDaemon(t *testing.T) {
 	out, err = in.make("install")
 	if err != nil {
 		t.Fatalf("make install over the running daemon: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "tma: next:") {
+		t.Errorf("an upgrade says what is next, as a first install does:\n%s", out)
 	}
 	if !strings.Contains(out, "tma: replaced the daemon for "+e.s.Socket) {
 		t.Errorf("the install does not say it replaced the daemon:\n%s", out)

@@ -120,6 +120,9 @@ func installFiles(e *common.Env, c *installFilesCmd) int {
 	}
 	code := replaceDaemons(e, bindir)
 	pathHint(e, bindir)
+	if prev == nil {
+		fmt.Fprintln(e.Stdout, "tma: next: tma init (wires the agents it finds, the keys and the status line; shows each diff first)")
+	}
 	return code
 }
 
