@@ -30,6 +30,8 @@ type browser struct {
 	id   atomic.Int64
 	mu   sync.Mutex
 	wait map[int64]chan cdpReply
+	// diag, when set, adds what the host says to a failed until.
+	diag func() string
 }
 
 type cdpReply struct {
@@ -202,7 +204,11 @@ func (b *browser) until(expr, what string, within time.Duration) time.Duration {
 		if time.Since(start) > within {
 			var body string
 			b.eval("document.body.innerText", &body)
-			b.t.Fatalf("the page never showed %s in %s; it shows:\n%s", what, within, body)
+			extra := ""
+			if b.diag != nil {
+				extra = "\n" + b.diag()
+			}
+			b.t.Fatalf("the page never showed %s in %s; it shows:\n%s%s", what, within, body, extra)
 		}
 		time.Sleep(25 * time.Millisecond)
 	}

@@ -24,6 +24,13 @@ func TestWebPageInChromium(t *testing.T) {
 	e.expect(q.Pane, "blocked/question attn")
 	e.expect(idle.Pane, "working")
 	b := startBrowser(t, 390, 844)
+	b.diag = func() string {
+		out, _, _ := e.tma("ls")
+		var tok string
+		b.eval(`localStorage.getItem("tma.token") || ""`, &tok)
+		r := w.do("GET", "/api/v1/agents", tok, "")
+		return "tma ls:\n" + out + "/api/v1/agents: " + r.raw + "serve's log:\n" + w.stderr.String()
+	}
 
 	link, _ := w.pairURL("phone")
 	b.navigate(link)
@@ -73,8 +80,26 @@ func TestWebPageInChromium(t *testing.T) {
 	took := b.until(card(a.Pane)+"?.classList.contains('working')", "the pane working", 10*time.Second)
 	t.Logf("the page showed the approved pane working %s after its screen changed (%s after the paint returned)",
 		time.Since(start).Round(time.Millisecond), took.Round(time.Millisecond))
+	if took > 2*time.Second {
+		t.Errorf("the page took %s to follow the agent (one 500 ms cycle, an event and a refetch)", took)
+	}
 	if got := sent(t, in); got != "1" {
 		t.Errorf("the pane received %q, want one 1", got)
+	}
+	// A replayed POST (the same slot, sent twice from the page's own
+	// origin with its token) is answered from the receipt: nothing more.
+	var replies []map[string]any
+	b.eval(fmt.Sprintf(`(async () => { const out = []; for (let i = 0; i < 2; i++) {
+		const r = await fetch("/api/v1/act", {method: "POST", headers: {"Authorization": "Bearer " + localStorage.getItem("tma.token"), "Content-Type": "application/json"},
+			body: JSON.stringify({action: "interrupt", pane: %q, slot: "replay-1"})});
+		out.push(await r.json()); } return out; })()`, a.Pane), &replies)
+	if len(replies) != 2 || replies[0]["outcome"] != "sent" || replies[0]["cached"] != false || replies[1]["outcome"] != "sent" || replies[1]["cached"] != true {
+		t.Errorf("a replayed POST: %v", replies)
+	}
+	e.waitSent(in, "1\x1b")
+	time.Sleep(300 * time.Millisecond)
+	if got := sent(t, in); got != "1\x1b" {
+		t.Errorf("after the replay the pane received %q, want 1 and one Escape", got)
 	}
 
 	// The question's option button types that option.

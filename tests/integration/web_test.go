@@ -3,9 +3,18 @@ package integration
 import (
 	"bufio"
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -56,14 +65,14 @@ func newWebEnv(t *testing.T, extra string) (*env, *webFace) {
 	t.Helper()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	e := newEnv(t, "[serve.http]\nlisten = \""+addr+"\"\n"+extra)
-	return e, e.startWeb(addr)
+	return e, e.startWeb(addr, "http")
 }
 
-func (e *env) startWeb(addr string) *webFace {
+func (e *env) startWeb(addr, scheme string) *webFace {
 	e.t.Helper()
 	cmd := exec.Command("sh", filepath.Join(binDir, "tma"), "-L", e.s.Name, "serve", "--http")
 	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_RUNTIME_DIR="+e.run, "XDG_CONFIG_HOME=", "TMA_CONFIG_DIR=", "TMA_CONFIG=", "TMUX=", "TMA_SOCKET_PATH=", "PATH="+binDir+":"+os.Getenv("PATH"))
-	w := &webFace{e: e, base: "http://" + addr, addr: addr, cmd: cmd, stderr: &syncBuf{mu: make(chan struct{}, 1)}}
+	w := &webFace{e: e, base: scheme + "://" + addr, addr: addr, cmd: cmd, stderr: &syncBuf{mu: make(chan struct{}, 1)}}
 	cmd.Stderr = w.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -71,7 +80,7 @@ func (e *env) startWeb(addr string) *webFace {
 	}
 	e.t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
 	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(w.stderr.String(), "web face on http://"+addr) {
+	for !strings.Contains(w.stderr.String(), "web face on "+w.base) {
 		if time.Now().After(deadline) {
 			e.t.Fatalf("tma serve --http did not start: %s", w.stderr.String())
 		}
@@ -80,7 +89,7 @@ func (e *env) startWeb(addr string) *webFace {
 	return w
 }
 
-var pairURLRE = regexp.MustCompile(`(?m)^  (http://\S+/pair#(\S+))$`)
+var pairURLRE = regexp.MustCompile(`(?m)^  (https?://\S+/pair#(\S+))$`)
 
 // pairURL runs `tma device pair NAME --web` and returns the URL it printed.
 func (w *webFace) pairURL(name string, extra ...string) (link, code string) {
@@ -476,5 +485,49 @@ func TestWebHostedByTheDaemonWithTheCardURL(t *testing.T) {
 	e.s.WaitFor(func() bool { return !up() }, "the web face gone with the daemon")
 	if log := e.daemonLog(); !strings.Contains(log, "web face on http://"+addr) {
 		t.Errorf("the daemon's log says nothing of the web face:\n%s", log)
+	}
+}
+
+// With a certificate the web face serves TLS (and only TLS), and the
+// pairing URL is https.
+func TestWebServesTLS(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "tma test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(key)
+	certPath, keyPath := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	_ = os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	_ = os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	e := newEnv(t, fmt.Sprintf("[serve.http]\nlisten = %q\ntls_cert = %q\ntls_key = %q\n", addr, certPath, keyPath))
+	w := e.startWeb(addr, "https")
+	link, code := w.pairURL("phone")
+	if !strings.HasPrefix(link, "https://"+addr+"/pair#") {
+		t.Errorf("pair URL %s", link)
+	}
+	pool := x509.NewCertPool()
+	cert, _ := x509.ParseCertificate(der)
+	pool.AddCert(cert)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	res, err := client.Post(w.base+"/api/v1/pair", "application/json", strings.NewReader(fmt.Sprintf(`{"code":%q}`, code)))
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("pair over TLS: %v %v", res, err)
+	}
+	res.Body.Close()
+	if res, err := http.Get("http://" + addr + "/"); err == nil {
+		if res.StatusCode == 200 {
+			t.Error("the TLS server answered plain HTTP with the page")
+		}
+		res.Body.Close()
 	}
 }
