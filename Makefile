@@ -48,7 +48,7 @@ lint:
 	@# The release archives are built for darwin too (make dist), and
 	@# tests/dist builds the host's alone: every package must compile there.
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build ./...
-	shellcheck shell/tma $$(find shell bench .ci scripts -type f \( -name '*.sh' -o -name run \) 2>/dev/null)
+	shellcheck shell/tma tma.tmux $$(find shell bench .ci scripts -type f \( -name '*.sh' -o -name run \) 2>/dev/null)
 
 # Every native fuzz target for FUZZTIME each (docs/fuzz.md); a crasher
 # lands in its package's testdata/fuzz/ as a regression case.

@@ -492,3 +492,28 @@ func Shadowed(s KeysSpec, now []Bound) []string {
 	}
 	return out
 }
+
+// ParseShowOptions reads `show-options` output into option -> value for
+// the options whose names start with prefix, undoing tmux's quoting ("a
+// b", \{).
+func ParseShowOptions(out, prefix string) map[string]string {
+	m := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		name, v, ok := strings.Cut(l, " ")
+		if !ok || !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			v = v[1 : len(v)-1]
+		}
+		var b strings.Builder
+		for i := 0; i < len(v); i++ {
+			if v[i] == '\\' && i+1 < len(v) {
+				i++
+			}
+			b.WriteByte(v[i])
+		}
+		m[name] = b.String()
+	}
+	return m
+}

@@ -109,3 +109,11 @@ func TestTmuxKey(t *testing.T) {
 		}
 	}
 }
+
+func TestParseShowOptions(t *testing.T) {
+	out := "@tma-key-a \\{\n@tma-key-b \\'\n@tma-key-d C-a\n@tma-key-f \"two words\"\n@tma-mouse on\n@other x\nstatus on\n"
+	want := map[string]string{"@tma-key-a": "{", "@tma-key-b": "'", "@tma-key-d": "C-a", "@tma-key-f": "two words", "@tma-mouse": "on"}
+	if got := ParseShowOptions(out, "@tma-"); !reflect.DeepEqual(got, want) {
+		t.Errorf("ParseShowOptions = %q", got)
+	}
+}

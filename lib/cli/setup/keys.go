@@ -8,11 +8,13 @@ import (
 	"strings"
 
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/install"
 	"github.com/tmaproject/tma/lib/pick"
 )
 
 type keysCmd struct {
+	Print     bool   `name:"print" help:"write nothing: print the tmux commands that bind the keys, as tma.tmux (the TPM plugin) binds them: the server's @tma-key-<name> options over [keys] over the defaults, the mouse group with @tma-mouse on (or --mouse), no daemon launcher."`
 	Check     bool   `name:"check" help:"verify: the managed file is current and your tmux config sources it exactly once (exit 1 on drift)."`
 	Uninstall bool   `name:"uninstall" help:"remove the managed file and the marked source-file line, nothing else."`
 	Yes       bool   `name:"yes" short:"y" help:"apply without asking."`
@@ -30,8 +32,8 @@ func fileExists(p string) bool {
 // keys is one install-keys invocation, on install-hooks' diff, confirm and
 // atomic-write flow (run.apply; r.h carries --yes).
 func (r *run) keys(k *keysCmd) int {
-	if k.Check && k.Uninstall {
-		return r.usage("--check and --uninstall are exclusive")
+	if k.Check && k.Uninstall || k.Print && (k.Check || k.Uninstall) {
+		return r.usage("--check, --uninstall and --print are exclusive")
 	}
 	self, _ := os.Executable()
 	r.env = install.Env{Getenv: r.e.Getenv, Self: self}
@@ -60,6 +62,9 @@ func (r *run) keys(k *keysCmd) int {
 	}
 	if k.Check {
 		return r.keysCheck(k, spec, managed, conf, line, mOld, mExisted, cOld)
+	}
+	if k.Print {
+		return r.keysPrint(k, spec)
 	}
 
 	spec.Mouse, spec.Daemon = k.Mouse, !k.NoDaemon
@@ -155,6 +160,37 @@ func orBare(p string) string {
 		return "`tma` from PATH"
 	}
 	return p
+}
+
+// keysPrint is --print: the bindings as the TPM plugin binds them, from
+// the tmux options a TPM user sets (@tma-key-<name>, @tma-mouse) over the
+// config's [keys]. The plugin starts the daemon itself, so no launcher.
+func (r *run) keysPrint(k *keysCmd, spec install.KeysSpec) int {
+	opts := map[string]string{}
+	if r.serverUp() {
+		out, _, err := r.client().Run(common.Background(), "", "show-options", "-g")
+		if err == nil {
+			opts = install.ParseShowOptions(out, "@tma-")
+		}
+	}
+	chosen := map[string]string{}
+	for name, key := range spec.Keys {
+		chosen[name] = key
+	}
+	for o, v := range opts {
+		if name, ok := strings.CutPrefix(o, "@tma-key-"); ok {
+			chosen[name] = config.NormalKey(v)
+		}
+	}
+	keys, err := install.ResolveKeys(chosen, "@tma-key-")
+	if err != nil {
+		r.e.Errorf("%v", err)
+		return common.ExitFail
+	}
+	spec.Keys, spec.Daemon = keys, false
+	spec.Mouse = k.Mouse || opts["@tma-mouse"] == "on"
+	_, _ = r.e.Stdout.Write(install.KeysFile(spec))
+	return common.ExitOK
 }
 
 // keepMode keeps an existing file's mode; a new tmux config or managed file
