@@ -6,21 +6,12 @@ import (
 	"strings"
 
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/cli/serve/grammar"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/remote"
 )
 
-// remoteActCmd is `tma act <name> --host NAME --pane ID`: the dispatcher
-// routes an act that names a host here, and the fire happens on that host
-// through its serve, under the scopes its devices.toml gives this device.
-type remoteActCmd struct {
-	Name string  `arg:"" help:"the action to fire on the remote pane."`
-	Host string  `name:"host" required:"" placeholder:"NAME" help:"the [[remote]] whose pane it is."`
-	Pane string  `name:"pane" required:"" placeholder:"ID" help:"the remote pane (its id on that host)."`
-	Slot string  `name:"slot" placeholder:"ID" help:"dispatch at most once per ID, in the host's ledger."`
-	Text *string `name:"text" placeholder:"LINE" help:"the line a text action types."`
-	JSON bool    `name:"json" help:"print the result object."`
-}
+type remoteActCmd = grammar.RemoteAct
 
 // remoteAct fires through the host's serve and reports as a local fire
 // does: the result object with --json, a stderr line for anything but

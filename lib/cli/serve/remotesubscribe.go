@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/cli/serve/grammar"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/lifeline"
 	"github.com/tmaproject/tma/lib/record"
@@ -16,15 +17,7 @@ import (
 	"github.com/tmaproject/tma/lib/wait"
 )
 
-// remoteSubscribeCmd is `tma subscribe --json --host NAME`: the same
-// documents (or transitions) as tma subscribe, one per host snapshot.
-type remoteSubscribeCmd struct {
-	selector.Flags
-	Host        string `name:"host" required:"" placeholder:"NAME" help:"the [[remote]] to stream."`
-	JSON        bool   `name:"json" help:"required: one JSON document per line."`
-	ChangesOnly bool   `name:"changes-only" help:"print a snapshot only when it differs from the last one sent."`
-	Events      bool   `name:"events" help:"print one record per state transition instead of snapshots."`
-}
+type remoteSubscribeCmd = grammar.RemoteSubscribe
 
 // backoff is how long a lost connection waits before each new dial,
 // doubling to its cap.

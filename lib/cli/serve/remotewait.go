@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/cli/serve/grammar"
 	"github.com/tmaproject/tma/lib/config"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/remote"
@@ -15,20 +16,7 @@ import (
 	"github.com/tmaproject/tma/lib/wait"
 )
 
-// remoteWaitCmd is `tma wait --host NAME …`: tma wait's targets and exit
-// codes over one held serve connection, a snapshot per host interval.
-type remoteWaitCmd struct {
-	selector.Flags
-	Host    string `name:"host" required:"" placeholder:"NAME" help:"the [[remote]] whose panes to wait on."`
-	Pane    string `name:"pane" placeholder:"ID" help:"wait on this pane (its id on that host)."`
-	Any     bool   `name:"any" help:"wait on any agent pane in scope."`
-	All     bool   `name:"all" help:"a barrier over every agent pane in scope at the first observation."`
-	Count   int    `name:"count" placeholder:"N" help:"a quorum: N panes in scope in a target state."`
-	Until   string `name:"until" required:"" placeholder:"STATES" help:"comma-separated: idle, working, blocked, unknown, done."`
-	Since   int64  `name:"since" placeholder:"MS" help:"require an episode strictly newer than this episode_ms."`
-	Timeout string `name:"timeout" placeholder:"SECS" help:"give up after this long (seconds, or a duration): exit 124."`
-	JSON    bool   `name:"json" help:"print the matched row as a schema-1 object."`
-}
+type remoteWaitCmd = grammar.RemoteWait
 
 func remoteWait(e *common.Env, g *common.Globals, c *remoteWaitCmd) int {
 	until, err := selector.ParseStates("--until <STATES>", c.Until)

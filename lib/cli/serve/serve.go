@@ -19,6 +19,7 @@ import (
 	"github.com/tmaproject/tma/lib/act/ledger"
 	"github.com/tmaproject/tma/lib/cli/act"
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/cli/serve/grammar"
 	"github.com/tmaproject/tma/lib/device"
 	"github.com/tmaproject/tma/lib/fleet"
 	"github.com/tmaproject/tma/lib/gitinfo"
@@ -26,35 +27,13 @@ import (
 	"github.com/tmaproject/tma/lib/serve"
 )
 
-type serveCmd struct {
-	Stdio  bool   `name:"stdio" help:"speak NDJSON frames on stdin/stdout: one connection, spawned by an ssh forced command."`
-	Device string `name:"device" placeholder:"ID" help:"with --stdio: the paired device's id, written into the authorized_keys forced command (the only thing serve authorizes on)."`
-	// The web face (docs/serve.md, "The web face").
-	HTTP    bool   `name:"http" help:"serve the web face (a JSON API and its page) on ADDR, in the foreground: default [serve.http] listen, else 127.0.0.1:7878."`
-	Addr    string `arg:"" optional:"" placeholder:"ADDR" help:"with --http: the host:port to listen on (loopback unless --tls-cert and --tls-key are given)."`
-	TLSCert string `name:"tls-cert" placeholder:"FILE" help:"with --http: the TLS certificate (PEM) that lets ADDR be beyond loopback."`
-	TLSKey  string `name:"tls-key" placeholder:"FILE" help:"with --http: the TLS certificate's key (PEM)."`
-	// The hardening (docs/serve.md, "Hardening: the guard"): opt-ins
-	// written on the authorized_keys line, off for the manual's line.
-	RequireAuthInfo bool `name:"require-auth-info" help:"refuse unless the key sshd authenticated ($SSH_USER_AUTH, sshd_config ExposeAuthInfo yes) is the one --device names."`
-	AllowAttach     bool `name:"allow-attach" help:"let exactly 'tma attach --pane %N' in $SSH_ORIGINAL_COMMAND through to tma attach, for a device holding act:always (needs --require-auth-info)."`
-}
+type serveCmd = grammar.Serve
 
-type cli struct {
-	common.Globals
-	Serve serveCmd `cmd:"" help:"answer one remote connection (spawned by an ssh forced command, not typed)."`
-	// RemoteAct is the client end: the dispatcher routes `tma act --host`
-	// here.
-	RemoteAct remoteActCmd `cmd:"" name:"remote-act" hidden:"" help:"fire an action on a [[remote]]'s pane through its serve."`
-	// RemoteWait is `tma wait --host`.
-	RemoteWait remoteWaitCmd `cmd:"" name:"remote-wait" hidden:"" help:"wait on a [[remote]]'s panes through its serve."`
-	// RemoteSubscribe is `tma subscribe --host`.
-	RemoteSubscribe remoteSubscribeCmd `cmd:"" name:"remote-subscribe" hidden:"" help:"stream a [[remote]]'s rows through its serve."`
-}
+type cli = grammar.CLI
 
 // Grammar is tma-serve's command line as kong parses it, for the
 // completion scripts.
-func Grammar() any { return &cli{} }
+func Grammar() any { return grammar.Grammar() }
 
 // Run is tma-serve's main.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -11,7 +11,7 @@ import (
 	"github.com/tmaproject/tma/lib/cli/notify"
 	"github.com/tmaproject/tma/lib/cli/pick"
 	"github.com/tmaproject/tma/lib/cli/scan"
-	"github.com/tmaproject/tma/lib/cli/serve"
+	servegrammar "github.com/tmaproject/tma/lib/cli/serve/grammar"
 	transcriptgrammar "github.com/tmaproject/tma/lib/cli/transcript/grammar"
 	"github.com/tmaproject/tma/lib/cli/view"
 	"github.com/tmaproject/tma/lib/cli/wait"
@@ -64,7 +64,7 @@ var routes = []struct {
 	{"daemon", "daemon", daemoncmd.Grammar},
 	{"reload", "reload", grammar},
 	{"device", "device", grammar},
-	{"serve", "serve", servecmd.Grammar},
+	{"serve", "serve", servegrammar.Grammar},
 	{"jump", "jump", pickcmd.Grammar},
 	{"attach", "attach", pickcmd.Grammar},
 	{"watch", "watch", pickcmd.Grammar},
