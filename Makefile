@@ -57,9 +57,9 @@ fuzz:
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) sh shell/fuzz.sh
 
 # The release archives, linux and darwin on amd64 and arm64, and SHA256SUMS
-# into dist/ (shell/dist.sh; docs/install.md).
+# into dist/ (shell/dist.sh; docs/install.md); each carries the pinned fzf.
 dist:
-	GO=$(GO) VERSION=$(VERSION) sh shell/dist.sh
+	GO=$(GO) VERSION=$(VERSION) FZF_VERSION=$(FZF_VERSION) sh shell/dist.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./bench/

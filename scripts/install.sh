@@ -5,10 +5,11 @@
 #
 # It picks the archive for this platform (Linux and macOS, x86_64 and
 # arm64), checks it against the release's SHA256SUMS, puts tma and its
-# tma-* tools in ~/.local/bin (replacing an older install in place), prints
-# a PATH hint when that directory is not on PATH, and installs the
-# completion scripts for whichever of bash, zsh and fish is here. Set these
-# on the sh side of the pipe:
+# tma-* tools in ~/.local/bin (replacing an older install in place), the
+# archive's fzf beside them when the fzf on PATH is missing or older than
+# the picker needs (0.65), prints a PATH hint when that directory is not on
+# PATH, and installs the completion scripts for whichever of bash, zsh and
+# fish is here. Set these on the sh side of the pipe:
 #
 #   TMA_VERSION=v0.1.0      a release tag (default: the latest release)
 #   TMA_INSTALL_DIR=DIR     where the tools go (default: ~/.local/bin)
@@ -128,9 +129,46 @@ if [ "${TMA_NO_COMPLETIONS-}" != 1 ]; then
 	fi
 fi
 
-# The picker runs fzf 0.65 or newer; tma says so when it is missing, and
-# so does this, once.
-if ! command -v fzf >/dev/null 2>&1; then
+# The picker runs fzf 0.65 or newer: PATH's when it is new enough, else the
+# one beside tma. The archive's goes there when PATH's is missing or older
+# (distributions' often are), unless the one already there is as new or
+# newer: a user's own newer fzf is never replaced.
+fzf_version() { "$1" --version 2>/dev/null | awk 'NR == 1 { print $1 }'; }
+# at_least A B: version A is B or newer (numeric, dot by dot).
+at_least() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		na = split(a, x, "."); nb = split(b, y, ".")
+		for (i = 1; i <= (na > nb ? na : nb); i++) {
+			if (x[i] + 0 > y[i] + 0) exit 0
+			if (x[i] + 0 < y[i] + 0) exit 1
+		}
+		exit 0
+	}'
+}
+if [ -x "$src/fzf" ]; then
+	ours=$(fzf_version "$src/fzf")
+	path_fzf=$(command -v fzf 2>/dev/null) || path_fzf=
+	have=
+	[ -z "$path_fzf" ] || have=$(fzf_version "$path_fzf")
+	if [ -n "$have" ] && at_least "$have" 0.65; then
+		say "fzf: using yours, $path_fzf ($have)"
+	else
+		if [ -z "$path_fzf" ]; then
+			why="no fzf on your PATH"
+		else
+			why="$path_fzf is ${have:-an fzf that does not run}, the picker needs 0.65 or newer"
+		fi
+		beside=$(fzf_version "$dir/fzf")
+		if [ -n "$beside" ] && at_least "$beside" "$ours"; then
+			say "fzf: $why; keeping $dir/fzf ($beside)"
+		else
+			cp "$src/fzf" "$dir/.fzf.new.$$"
+			chmod 755 "$dir/.fzf.new.$$"
+			mv -f "$dir/.fzf.new.$$" "$dir/fzf"
+			say "fzf: $why; installed fzf $ours in $dir (the picker finds it beside tma; its licence is LICENSE.fzf in the release archive)"
+		fi
+	fi
+elif ! command -v fzf >/dev/null 2>&1; then
 	say "the picker (tma with no command) needs fzf 0.65 or newer, which is not on your PATH"
 fi
 say "next: tma init (wires the agents it finds, the keys and the status line; shows each diff first)"

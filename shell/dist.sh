@@ -3,7 +3,9 @@
 # platform, one tma-<os>-<arch>.tar.gz holding a directory of the same name
 # with the static tools (CGO_ENABLED=0, -trimpath), the tma dispatcher, the
 # completion scripts under completions/, the README, tma's LICENSE and
-# THIRD_PARTY_NOTICES.md (every module linked, with its licence); then SHA256SUMS over
+# THIRD_PARTY_NOTICES.md (every module linked, with its licence), and fzf
+# (the picker executes it) built from its module at the Makefile's
+# FZF_VERSION with its licence beside it as LICENSE.fzf; then SHA256SUMS over
 # the archives, the file install.sh checks them against. The archive names
 # carry no version, so install.sh finds the latest release's by name; the
 # version is in the binaries (tma version) and in VERSION inside.
@@ -12,20 +14,38 @@
 #   DIST_DIR    where the archives go (default dist; emptied first)
 #   PLATFORMS   os/arch pairs (default: linux and darwin, amd64 and arm64)
 #   GO          the go command (default go)
+#   FZF_VERSION the fzf to build (default: the Makefile's FZF_VERSION)
 set -eu
 GO=${GO:-go}
 VERSION=${VERSION:?VERSION is the release version, e.g. VERSION=0.1.0}
 DIST_DIR=${DIST_DIR:-dist}
 PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64}
 TOOLS='tma-scan tma-fold tma-stamp tma-view tma-hook tma-wait tma-setup tma-pick tma-act tma-notify tma-daemon tma-transcript tma-serve'
+# -s -w: no symbol table, no DWARF (about a third of each binary); a
+# panic's stack trace keeps its function names and lines.
 LDFLAGS="-s -w -X github.com/tmaproject/tma/lib/cli/common.Version=$VERSION"
 
 if [ ! -f go.mod ] || [ ! -f shell/tma ] || [ ! -f LICENSE ]; then
 	echo "dist.sh: run it from the repository root" >&2
 	exit 2
 fi
+FZF_VERSION=${FZF_VERSION:-$(sed -n 's/^FZF_VERSION[[:space:]]*:=[[:space:]]*//p' Makefile)}
+if [ -z "$FZF_VERSION" ]; then
+	echo "dist.sh: no FZF_VERSION (the Makefile pins it)" >&2
+	exit 2
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# fzf's module, from the Go module proxy into the module cache: built in
+# its own directory, with its own go.mod and go.sum, so its dependencies
+# are the ones fzf's release chose and nothing of ours is linked in.
+fzf_dir=$(cd "$work" && "$GO" mod download -json "github.com/junegunn/fzf@v$FZF_VERSION" |
+	sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
+if [ -z "$fzf_dir" ] || [ ! -f "$fzf_dir/LICENSE" ]; then
+	echo "dist.sh: go mod download github.com/junegunn/fzf@v$FZF_VERSION failed (the Go module proxy must be reachable)" >&2
+	exit 1
+fi
 rm -rf "$DIST_DIR"
 mkdir -p "$DIST_DIR"
 
@@ -48,6 +68,12 @@ for p in $PLATFORMS; do
 	# checkout, tma version names the commit; from a tarball it says less.
 	# shellcheck disable=SC2086 # one word per package
 	CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath -buildvcs=auto -ldflags "$LDFLAGS" -o "$dir/" $pkgs
+	# main.version and main.revision as fzf's own Makefile sets them, so
+	# fzf --version says 0.65.2, not the source's "0.65 (devel)".
+	(cd "$fzf_dir" && CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath \
+		-ldflags "-s -w -X main.version=$FZF_VERSION -X main.revision=tma" -o "$dir/fzf" .)
+	cp "$fzf_dir/LICENSE" "$dir/LICENSE.fzf"
+	chmod 644 "$dir/LICENSE.fzf"
 	cp shell/tma "$dir/tma"
 	chmod 755 "$dir/tma"
 	cp "$work/completions/"* "$dir/completions/"
