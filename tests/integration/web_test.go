@@ -344,6 +344,19 @@ func TestWebAnswers(t *testing.T) {
 		t.Errorf("an answer with no option number: %d %s", r.status, r.raw)
 	}
 
+	// A text action takes its line in arg.
+	idle, iin := e.s.StartRecordingAgent("claude", claudeIdle)
+	e.expect(idle.Pane, "idle")
+	r = w.do("GET", "/api/v1/card?pane="+url.QueryEscape(idle.Pane), tok, "")
+	if r.doc["kind"] != "none" || !strings.Contains(r.raw, `"actions":["steer"]`) {
+		t.Errorf("idle card: %s", r.raw)
+	}
+	r = w.act(tok, fmt.Sprintf(`{"action":"steer","pane":%q,"slot":"s-1","arg":"use the helper"}`, idle.Pane))
+	if r.doc["outcome"] != "sent" {
+		t.Errorf("steer: %s", r.raw)
+	}
+	e.waitSent(iin, "use the helper\r")
+
 	// The read-only device: the card without the dialog's words or actions.
 	r = w.do("GET", "/api/v1/card?pane="+url.QueryEscape(q.Pane), ttok, "")
 	if r.status != 200 || r.doc["withheld"] != true || r.doc["question"] != nil || strings.Contains(r.raw, "Green") ||
