@@ -281,7 +281,9 @@ func Diagnose(f Facts) (*Report, string) {
 			doc.AmbientDriver.Polling = true
 			line("ambient:", "the daemon drives every cycle (tier 3); `tma status` is answered from it")
 		default:
-			line("ambient:", "NOT polling — nothing invokes `tma status`; add `#(tma status)` to status-right (required ambient driver)")
+			// The manual's line, and the other driver: a daemon, which also
+			// keeps #{E:@tma_status} so the status line runs no process.
+			line("ambient:", "NOT polling — nothing invokes `tma status`; add `#(tma status)` to status-right (required ambient driver), or run the daemon (`tma daemon --ensure`), which drives every cycle and keeps `#{E:@tma_status}` for the status line")
 		}
 		for _, cl := range res.Cycle.Clients {
 			if !cl.Control {

@@ -140,7 +140,7 @@ func TestAmbientDriver(t *testing.T) {
 	f.Scan.Cycle.LastStatusMS = now - AmbientStaleMS - 1
 	f.Scan.Cycle.Clients = nil
 	doc, text := Diagnose(f)
-	if doc.AmbientDriver.Polling || !strings.Contains(text, "ambient: NOT polling") {
+	if doc.AmbientDriver.Polling || !strings.Contains(text, "ambient: NOT polling — nothing invokes `tma status`; add `#(tma status)` to status-right (required ambient driver), or run the daemon (`tma daemon --ensure`)") {
 		t.Errorf("stale driver:\n%s", text)
 	}
 	if !doc.Clients.Warning || doc.Warnings != 1 {
