@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -187,4 +188,16 @@ func Surface(p Paths, pol Policy) {
 	case r != nil && pol.RestartOnUpgrade && UpgradeDue(r, pol.Self):
 		_ = Kick(p.Server, "--upgrade", pol.Globals...)
 	}
+}
+
+// Restart runs exe (a tma-daemon, the build just installed) with
+// `daemon --restart` and args (the server and the old daemon's globals),
+// under env (nil: this process's), and waits for it, bounded by ctx: the
+// replacement an install makes, which reports what it did, unlike Kick's
+// detached start on a hot path. It returns the command's output.
+func Restart(ctx context.Context, exe string, args, env []string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, exe, append(append([]string{}, args...), "daemon", "--restart")...)
+	cmd.Dir = "/"
+	cmd.Env = env
+	return cmd.CombinedOutput()
 }

@@ -268,7 +268,7 @@ func foreground(e *common.Env, g *common.Globals, cfg *config.Config, srv *Serve
 	// (the config read at start; a reload does not start or stop it).
 	if cfg.Serve.HTTP.Enabled {
 		webArgs := append([]string{}, stageArgs...)
-		o.Started = func(ctx context.Context) { hostWeb(ctx, log, webArgs, environ(e)) }
+		o.Started = func(ctx context.Context) { serve.HostWeb(ctx, log, webArgs, environ(e)) }
 	}
 	err = serve.Run(o)
 	var running *daemon.ErrRunning

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -182,10 +181,7 @@ func replaceDaemons(e *common.Env, bindir string) int {
 		}
 		args := append([]string{"--socket-path", d.Server}, globals...)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		cmd := exec.CommandContext(ctx, filepath.Join(bindir, "tma-daemon"), append(args, "daemon", "--restart")...)
-		cmd.Dir = "/"
-		cmd.Env = exe.Env // nil (unknown): this process's
-		out, err := cmd.CombinedOutput()
+		out, err := daemon.Restart(ctx, filepath.Join(bindir, "tma-daemon"), args, exe.Env) // Env nil (unknown): this process's
 		cancel()
 		if err != nil {
 			e.Errorf("replacing the daemon for %s (pid %d): %v\n%s", d.Server, d.PID, err, bytes.TrimSpace(out))

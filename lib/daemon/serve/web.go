@@ -1,4 +1,4 @@
-package daemoncmd
+package serve
 
 import (
 	"context"
@@ -8,25 +8,26 @@ import (
 	"time"
 
 	"github.com/tmaproject/tma/lib/daemon"
-	"github.com/tmaproject/tma/lib/daemon/serve"
 )
 
 // webRetry is how long the daemon waits before starting a web face that
 // ended on its own again.
 const webRetry = 5 * time.Second
 
-// hostWeb runs `tma-serve serve --http` for as long as ctx (the daemon)
-// lives: [serve.http] enabled = true. Its log lines go to the daemon's log.
-// A refusal (exit 2: a non-loopback listen without TLS) is not retried; any
-// other end is, after webRetry. The child is stopped with SIGTERM, and dies
-// with a daemon killed outright (webChild's parent-death signal).
-func hostWeb(ctx context.Context, log *serve.Log, args, env []string) {
+// HostWeb runs `tma-serve serve --http` for as long as ctx (the daemon)
+// lives: [serve.http] enabled = true. Its output goes to the daemon's log,
+// each line named "web". A refusal (exit 2: a non-loopback listen without
+// TLS) is not retried; any other end is, after webRetry. The child is
+// stopped with SIGTERM, and dies with a daemon killed outright (the
+// stages' parent-death signal).
+func HostWeb(ctx context.Context, log *Log, args, env []string) {
 	exe := daemon.FindTool("tma-serve")
 	for {
 		cmd := exec.Command(exe, append(append([]string{}, args...), "serve", "--http")...)
 		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = logWriter{log}, logWriter{log}
-		cmd.SysProcAttr = webChild()
+		out := &lineWriter{log: log, name: "web"}
+		cmd.Stdout, cmd.Stderr = out, out
+		stageAttr(cmd)
 		if err := cmd.Start(); err != nil {
 			log.Printf("web face: %v", err)
 			return

@@ -1,7 +1,0 @@
-package daemoncmd
-
-import "syscall"
-
-func webChild() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-}
