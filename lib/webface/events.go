@@ -15,7 +15,8 @@ import (
 // from timing it out.
 const pingEvery = 15 * time.Second
 
-// events is Server-Sent Events: "hello" once, then one "transition" per
+// events is Server-Sent Events: "hello" once, "ready" after the first
+// cycle (the differ's silent baseline), then one "transition" per
 // `tma subscribe --events` record (the same differ), as the shared cycle
 // sees it. The device is read from the store at every cycle; a revoked one
 // gets "revoked" and the stream ends.
@@ -49,6 +50,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, d *device.Device
 	ping := time.NewTicker(pingEvery)
 	defer ping.Stop()
 	var diff stream.Differ
+	started := false
 	for {
 		select {
 		case <-r.Context().Done():
@@ -73,10 +75,18 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, d *device.Device
 			for i := range snap.Rows {
 				rows[i] = &record.Row{Row: snap.Rows[i]}
 			}
+			first := !started
+			started = true
 			for _, ev := range diff.Events(rows, snap.AtMS) {
 				if !send("transition", ev) {
 					return
 				}
+			}
+			// The baseline is silent, so a client that read /agents
+			// before it (from an older cycle) is told to read again:
+			// from here on every change is a transition.
+			if first && !send("ready", map[string]any{"schema": 1, "at_ms": snap.AtMS}) {
+				return
 			}
 		}
 	}

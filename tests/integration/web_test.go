@@ -430,8 +430,10 @@ func TestWebEventsAndRevoke(t *testing.T) {
 	if d := s.next(t, "hello", 5*time.Second); !strings.Contains(d, `"device":"phone"`) {
 		t.Fatalf("hello: %s", d)
 	}
-	// Give the stream its silent baseline, then move the agent.
-	time.Sleep(1200 * time.Millisecond)
+	// The stream's silent baseline is followed by ready; then move the agent.
+	if d := s.next(t, "ready", 5*time.Second); !strings.Contains(d, `"at_ms":`) {
+		t.Fatalf("ready: %s", d)
+	}
 	start := time.Now()
 	a.Paint(claudeBlocked)
 	d := s.next(t, "transition", 10*time.Second)
