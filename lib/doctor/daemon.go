@@ -12,6 +12,9 @@ type Daemon struct {
 	CLIVersion  string // this build's
 	ReloadError string // its last reload's failure, "" for none
 	ReloadMS    int64  // when that reload ran
+	// OtherDir, for a daemon found under the tmux server's runtime
+	// directory rather than this shell's, says so and what it means.
+	OtherDir string
 }
 
 // Skewed: a daemon of another build than this CLI.
@@ -38,6 +41,9 @@ func (d Daemon) lines(line func(label, format string, a ...any)) {
 		return
 	}
 	line("daemon:", "running (%s)", d.Socket)
+	if d.OtherDir != "" {
+		line("", "%s", d.OtherDir)
+	}
 	if d.Skewed() {
 		line("", "version %s differs from this CLI (%s) — `tma reload` only re-reads config and manifests; run `tma daemon --restart` to put this build in its place",
 			orUnknown(d.Version), d.CLIVersion)

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/testkit"
 )
 
@@ -158,5 +161,49 @@ func TestDoctorAmbientCountsTheDaemon(t *testing.T) {
 	e.stopDaemon()
 	if out, _, _ := e.tma("doctor"); !strings.Contains(out, "ambient: NOT polling") {
 		t.Errorf("doctor after the daemon stopped:\n%s", out)
+	}
+}
+
+// TestDoctorFindsTheLaunchersDaemon: the keys' launcher starts the daemon
+// with the tmux server's environment; when the server's XDG_RUNTIME_DIR is
+// not this shell's, the daemon lives in another directory. doctor looks
+// there too: the daemon is running, drives the ambient cycle, and doctor
+// says why this shell's commands do not reach it (it said "not running"
+// and "NOT polling" while the daemon drove every cycle).
+func TestDoctorFindsTheLaunchersDaemon(t *testing.T) {
+	e := newEnv(t, "")
+	e.s.StartAgent("claude", claudeIdle)
+	serverRun := t.TempDir()
+	for _, kv := range [][2]string{{"PATH", binDir + ":" + os.Getenv("PATH")}, {"XDG_RUNTIME_DIR", serverRun}, {"HOME", e.home}} {
+		e.s.MustRun("set-environment", "-g", kv[0], kv[1])
+	}
+	theirs := daemon.ForEnv(e.s.Socket, func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return serverRun
+		}
+		return os.Getenv(k)
+	})
+	t.Cleanup(func() {
+		if r, _ := daemon.Find(theirs); r != nil {
+			_ = r.Stop()
+			for i := 0; i < 200; i++ {
+				if r, _ := daemon.Find(theirs); r == nil {
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	})
+	e.s.MustRun("run-shell", filepath.Join(binDir, "tma")+` --socket-path "#{socket_path}" daemon --ensure >/dev/null 2>&1`)
+	e.s.WaitFor(func() bool { r, _ := daemon.Find(theirs); return r != nil }, "the launcher's daemon")
+	out, _, _ := e.tma("doctor")
+	for _, want := range []string{
+		"daemon:  running (" + theirs.Socket + ")\n",
+		"under the tmux server's runtime directory (" + theirs.Dir + "), not this shell's (" + e.paths().Dir + ")",
+		"ambient: the daemon drives every cycle",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -1,21 +1,25 @@
 package setupcmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/tmaproject/tma/lib/act"
 	"github.com/tmaproject/tma/lib/cli/common"
+	"github.com/tmaproject/tma/lib/daemon"
 	"github.com/tmaproject/tma/lib/daemon/daemonpath"
 	"github.com/tmaproject/tma/lib/doctor"
 	"github.com/tmaproject/tma/lib/install"
 	"github.com/tmaproject/tma/lib/notify"
 	"github.com/tmaproject/tma/lib/record"
 	"github.com/tmaproject/tma/lib/scan"
+	"github.com/tmaproject/tma/lib/tmux"
 )
 
 type doctorCmd struct {
@@ -71,6 +75,39 @@ func (r *run) doctor(d *doctorCmd) int {
 	return common.ExitOK
 }
 
+// daemonUnderServerEnv looks for the server's daemon where the server's
+// own environment puts it. The keys' launcher (run-shell) and the hooks of
+// agents in its panes run with the server's global environment; a shell
+// whose XDG_RUNTIME_DIR (or TMPDIR) differs looks in another directory and
+// finds no daemon while one drives every cycle. Found there, it is the
+// daemon, with a note saying why this shell's commands do not reach it.
+func (r *run) daemonUnderServerEnv(ctx context.Context, c *tmux.Client, server string, here doctor.Daemon) doctor.Daemon {
+	out, _, _ := c.Run(ctx, "", "show-environment", "-g")
+	senv := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			senv[k] = v
+		}
+	}
+	getenv := func(k string) string {
+		if k == "XDG_RUNTIME_DIR" || k == "TMPDIR" {
+			return senv[k]
+		}
+		return r.e.Getenv(k)
+	}
+	v := &daemonView{paths: daemon.ForEnv(server, getenv)}
+	if v.paths.Dir == daemon.ForEnv(server, r.e.Getenv).Dir {
+		return here
+	}
+	if v.running, _ = daemon.Find(v.paths); v.running == nil {
+		return here
+	}
+	v.hello, _ = daemon.Ask(v.paths, time.Second)
+	d := v.facts()
+	d.OtherDir = fmt.Sprintf("under the tmux server's runtime directory (%s), not this shell's (%s): the server's panes and its launcher reach it, commands from this shell do not (they poll instead); give this shell the server's XDG_RUNTIME_DIR, or start tmux from a shell that has this one's", v.paths.Dir, daemon.ForEnv(server, r.e.Getenv).Dir)
+	return d
+}
+
 // doctorFacts gathers what doctor looks at: one scan that reads the agent
 // panes' screens (one capture call for all of them: the mode a screen
 // names, [[modes]], is only on the screen), then,
@@ -101,6 +138,9 @@ func (r *run) doctorFacts(self string, cfgErr error) doctor.Facts {
 		}
 	}
 	f.Daemon = r.daemonOf(server).facts()
+	if !f.Daemon.Up && f.Scan != nil {
+		f.Daemon = r.daemonUnderServerEnv(ctx, c, server, f.Daemon)
+	}
 	if f.Scan != nil {
 		th := r.tmuxHooks(c)
 		if entries, err := th.List(ctx); err == nil {
