@@ -956,7 +956,9 @@ func TestDaemonUpgrade(t *testing.T) {
 	}
 	// Past the minute (the claim's time moved back), the hook path replaces it.
 	os.WriteFile(e.paths().Upgraded, []byte(itoa(time.Now().Add(-2*time.Minute).UnixMilli())+"\n"), 0o600)
-	e.fire(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`)
+	// The hook learns the daemon's version from its answer, which a loaded
+	// machine can deliver past the hook's 20 ms bound (fireToDaemon).
+	e.fireToDaemon(a.Pane, "claude", "UserPromptSubmit", `{`+sess+`}`, "handed to the daemon")
 	e.s.WaitFor(func() bool { r := e.running(); return r != nil && r.Version == "0.1.0" }, "the hook path's replacement")
 
 	// Off: nothing replaces an older daemon.

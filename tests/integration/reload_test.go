@@ -3,6 +3,7 @@ package integration
 import (
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,6 +26,12 @@ func holdLock(t *testing.T, server string) (mark string) {
 	}
 	mark = filepath.Join(t.TempDir(), "hup")
 	ready := mark + ".ready"
+	// A signal ignored when a shell starts cannot be trapped in it, and an
+	// ignored signal stays ignored across exec: under nohup (SIGHUP
+	// ignored from the top) the stand-in's trap was a no-op and the test
+	// failed on every run. A handled signal is reset to its default on
+	// exec, so handling SIGHUP here gives the stand-in a trappable one.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
 	cmd := exec.Command("sh", "-c", `trap 'echo hup >> "$1"' HUP; : > "$2"; while :; do sleep 0.05; done`, "sh", mark, ready)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
