@@ -75,6 +75,9 @@ func Adapters() []Adapter {
 		&jsonHooks{name: "cursor", path: CursorHooks, shape: flatShape, statusline: true, shimPath: CursorCLIConfig,
 			base: "{\n  \"version\": 1\n}\n"},
 		&pluginAdapter{name: "pi", path: PiExtension},
+		// Qwen Code (issue 30): Claude's hook events and entry shape in
+		// ~/.qwen/settings.json.
+		&jsonHooks{name: "qwen", path: QwenSettings, shape: groupShape},
 	}
 }
 

@@ -43,10 +43,11 @@ const (
 	CursorHooks     PathKey = "cursor-hooks"
 	CursorCLIConfig PathKey = "cursor-cli-config"
 	PiExtension     PathKey = "pi-extension"
+	QwenSettings    PathKey = "qwen-settings"
 )
 
 // PathKeys lists every key, in documentation order.
-var PathKeys = []PathKey{ClaudeSettings, CodexConfig, CodexHooks, GeminiSettings, OpencodePlugin, CursorHooks, CursorCLIConfig, PiExtension}
+var PathKeys = []PathKey{ClaudeSettings, CodexConfig, CodexHooks, GeminiSettings, OpencodePlugin, CursorHooks, CursorCLIConfig, PiExtension, QwenSettings}
 
 // Var is the environment variable for a key: TMA_ and the key in capitals.
 func (k PathKey) Var() string {
@@ -92,6 +93,8 @@ func (e Env) Path(k PathKey) string {
 		return filepath.Join(home, ".cursor", "hooks.json")
 	case CursorCLIConfig:
 		return filepath.Join(home, ".cursor", "cli-config.json")
+	case QwenSettings:
+		return filepath.Join(home, ".qwen", "settings.json")
 	case PiExtension:
 		if d := e.Getenv("PI_CODING_AGENT_DIR"); d != "" {
 			return filepath.Join(e.expand(d), "extensions", "tma.js")

@@ -7,7 +7,7 @@ package manifest
 import "github.com/tmaproject/tma/lib/screen"
 
 // bundledNames lists the bundled agents in name order.
-var bundledNames = []string{"claude", "codex", "cursor", "gemini", "opencode", "pi"}
+var bundledNames = []string{"claude", "codex", "cursor", "gemini", "opencode", "pi", "qwen"}
 
 // bundledAgent returns a fresh copy of the bundled manifest called name, nil for none.
 func bundledAgent(name string) *Agent {
@@ -1529,6 +1529,227 @@ func bundledAgent(name string) *Agent {
 			Telemetry: &Telemetry{
 				Context: &TelemetryContext{Channel: "event", Format: "pi-context-json"},
 			},
+			aliases: map[string]string{},
+		}
+	case "qwen":
+		return &Agent{
+			Name:             "qwen",
+			Source:           "bundled:qwen.toml",
+			Bundled:          true,
+			Digest:           "72d1cdfa2623f338",
+			MinEngineVersion: "0.1",
+			ProcessNames:     []string{"qwen", "node"},
+			TitlePatterns:    []*Regex{lazyRegex(`^(\S{1,2}\s+)?Qwen - `)},
+			Hooks: &Hooks{
+				Covers: []string{"working", "idle", "blocked", "lifecycle"},
+				Map: []HookMap{
+					{
+						Event: "SessionStart",
+						Claim: Claim{Lifecycle: "start"},
+					},
+					{
+						Event: "UserPromptSubmit",
+						Claim: Claim{State: "working"},
+					},
+					{
+						Event: "PreToolUse",
+						Claim: Claim{State: "working"},
+					},
+					{
+						Event: "PostToolUse",
+						Claim: Claim{State: "working"},
+					},
+					{
+						Event:   "PermissionRequest",
+						Matcher: lazyRegex(`"tool_name"\s*:\s*"ask_user_question"`),
+						Claim:   Claim{State: "blocked", Detail: "question"},
+					},
+					{
+						Event: "PermissionRequest",
+						Claim: Claim{State: "blocked", Detail: "permission"},
+					},
+					{
+						Event:   "Stop",
+						Claim:   Claim{State: "idle"},
+						TurnEnd: true,
+					},
+					{
+						Event:   "Notification",
+						Matcher: lazyRegex(`"notification_type"\s*:\s*"idle_prompt"`),
+						Claim:   Claim{State: "idle"},
+					},
+					{
+						Event: "SessionEnd",
+						Claim: Claim{Lifecycle: "end"},
+					},
+				},
+			},
+			Visible: []string{"working", "idle", "blocked"},
+			Rules: []Rule{
+				{
+					State:    "blocked",
+					Detail:   "permission",
+					Label:    "confirm-cursor",
+					Priority: 100,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*›\s*1\.\s+\S`,
+								Re:   lazyRegex(`^\s*›\s*1\.\s+\S`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*\S\s+Waiting for user confirmation\b`,
+								Re:   lazyRegex(`^\s*\S\s+Waiting for user confirmation\b`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `(?m)^─{8,}\s*\n>\s`,
+										Re:   lazyRegex(`(?m)(?m)^─{8,}\s*\n>\s`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    1,
+					State:    "blocked",
+					Detail:   "question",
+					Label:    "question-dialog",
+					Priority: 120,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*❯\s*\d+\.\s+\S`,
+								Re:   lazyRegex(`^\s*❯\s*\d+\.\s+\S`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*↑/↓:?\s*Navigate\b.*\bEnter:?\s*Select\b`,
+								Re:   lazyRegex(`^\s*↑/↓:?\s*Navigate\b.*\bEnter:?\s*Select\b`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*\S\s+Waiting for user confirmation\b`,
+								Re:   lazyRegex(`^\s*\S\s+Waiting for user confirmation\b`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `(?m)^─{8,}\s*\n>\s`,
+										Re:   lazyRegex(`(?m)(?m)^─{8,}\s*\n>\s`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    2,
+					State:    "working",
+					Label:    "esc-to-cancel",
+					Priority: 100,
+					Region:   "bottom_non_empty_lines(12)",
+					Match: &Match{
+						Kind: MatchRegex,
+						Text: `\(\d+[smh]\b[^()]*·\s*esc to\b`,
+						Re:   lazyRegex(`(?m)\(\d+[smh]\b[^()]*·\s*esc to\b`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 12},
+				},
+				{
+					Index:    3,
+					State:    "working",
+					Label:    "title-spinner",
+					Priority: 90,
+					Region:   "title",
+					Match: &Match{
+						Kind: MatchRegex,
+						Text: "^[◐◓◑◒⠀-⣿]",
+						Re:   lazyRegex("(?m)^[◐◓◑◒⠀-⣿]"),
+					},
+					region: screen.Region{Kind: screen.Title},
+				},
+				{
+					Index:  4,
+					State:  "idle",
+					Label:  "input-box",
+					Region: "bottom_non_empty_lines(8)",
+					Match: &Match{
+						Kind: MatchRegex,
+						Text: `(?m)^─{8,}\s*\n>\s`,
+						Re:   lazyRegex(`(?m)(?m)^─{8,}\s*\n>\s`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 8},
+				},
+			},
+			Modes: []Mode{
+				{
+					Name:   "auto",
+					Region: "bottom_non_empty_lines(2)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `\bAuto mode \(shift \+ tab to cycle\)`,
+						Re:   lazyRegex(`\bAuto mode \(shift \+ tab to cycle\)`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 2},
+				},
+				{
+					Name:   "default",
+					Region: "bottom_non_empty_lines(2)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `Ask permissions \(shift \+ tab to cycle\)`,
+						Re:   lazyRegex(`Ask permissions \(shift \+ tab to cycle\)`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 2},
+				},
+				{
+					Name:   "auto-edit",
+					Region: "bottom_non_empty_lines(2)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `auto-accept edits \(shift \+ tab to cycle\)`,
+						Re:   lazyRegex(`auto-accept edits \(shift \+ tab to cycle\)`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 2},
+				},
+				{
+					Name:   "plan",
+					Region: "bottom_non_empty_lines(2)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `\bplan mode \(shift \+ tab to cycle\)`,
+						Re:   lazyRegex(`\bplan mode \(shift \+ tab to cycle\)`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 2},
+				},
+				{
+					Name:   "yolo",
+					Region: "bottom_non_empty_lines(2)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `\bYOLO mode \(shift \+ tab to cycle\)`,
+						Re:   lazyRegex(`\bYOLO mode \(shift \+ tab to cycle\)`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 2},
+				},
+			},
+			Details: map[string]Detail{},
 			aliases: map[string]string{},
 		}
 	}

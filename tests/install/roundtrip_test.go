@@ -70,6 +70,13 @@ base_url = "http://127.0.0.1:9" # keep me
 	},
 	"opencode": {},
 	"pi":       {},
+	"qwen": {
+		".qwen/settings.json": `{
+  "security": {"auth": {"selectedType": "openai"}},
+  "model": {"name": "qwen3-coder-plus"}
+}
+`,
+	},
 }
 
 // createdFiles are the files install creates for an agent in an empty HOME.
@@ -80,6 +87,7 @@ var agentFiles = map[string][]string{
 	"cursor":   {".cursor/hooks.json"},
 	"opencode": {".config/opencode/plugin/tma.js"},
 	"pi":       {".pi/agent/extensions/tma.js"},
+	"qwen":     {".qwen/settings.json"},
 }
 
 func TestRoundTripSeeded(t *testing.T) {

@@ -34,6 +34,7 @@ type hooksCmd struct {
 	CursorHooks     string `name:"cursor-hooks" placeholder:"PATH" help:"cursor hooks.json (env TMA_CURSOR_HOOKS; default ~/.cursor/hooks.json)."`
 	CursorCLIConfig string `name:"cursor-cli-config" placeholder:"PATH" help:"cursor cli-config.json, for the statusline shim (env TMA_CURSOR_CLI_CONFIG)."`
 	PiExtension     string `name:"pi-extension" placeholder:"PATH" help:"the pi extension file (env TMA_PI_EXTENSION; default $PI_CODING_AGENT_DIR/extensions/tma.js, ~/.pi/agent/extensions/tma.js)."`
+	QwenSettings    string `name:"qwen-settings" placeholder:"PATH" help:"qwen settings.json (env TMA_QWEN_SETTINGS; default ~/.qwen/settings.json)."`
 }
 
 func (h *hooksCmd) flags() map[string]string {
@@ -46,6 +47,7 @@ func (h *hooksCmd) flags() map[string]string {
 		string(install.CursorHooks):     h.CursorHooks,
 		string(install.CursorCLIConfig): h.CursorCLIConfig,
 		string(install.PiExtension):     h.PiExtension,
+		string(install.QwenSettings):    h.QwenSettings,
 	}
 }
 
