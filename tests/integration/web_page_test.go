@@ -16,7 +16,7 @@ import (
 // TMA_WEB_SCREENSHOTS=DIR saves the screenshots docs/serve.md shows.
 func TestWebPageInChromium(t *testing.T) {
 	shots := os.Getenv("TMA_WEB_SCREENSHOTS")
-	e, w := newWebEnv(t, "")
+	e, w := newWebEnv(t, laneOff)
 	a, in := e.s.StartRecordingAgent("claude", claudeBlocked)
 	q, qin := e.s.StartRecordingAgent("claude", claudeQuestion)
 	idle := e.s.StartAgent("claude", claudeWorking)
@@ -117,6 +117,13 @@ func TestWebPageInChromium(t *testing.T) {
 	// dialog's words, and has no button.
 	a.Paint(claudeBlocked)
 	e.expect(a.Pane, "blocked/permission attn")
+	// A blocker the hook stamped: its tool and command are the row's own
+	// keys, and the read-only page still draws none of them.
+	hk := e.s.StartAgent("claude", claudeWorking)
+	e.expect(hk.Pane, "working")
+	e.fire(hk.Pane, "claude", "UserPromptSubmit", `{"session_id":"s-h","prompt":"hi"}`)
+	e.fire(hk.Pane, "claude", "PermissionRequest", `{"session_id":"s-h","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`)
+	e.expect(hk.Pane, "blocked/permission attn")
 	tlink, _ := w.pairURL("tablet", "--only")
 	b.navigate(tlink)
 	b.until("document.getElementById('host')?.textContent.includes('tablet')", "the tablet paired", 15*time.Second)
@@ -125,7 +132,10 @@ func TestWebPageInChromium(t *testing.T) {
 	var buttons int
 	b.eval("document.querySelectorAll('button').length", &buttons)
 	b.eval("document.body.innerText", &text)
-	if buttons != 0 || strings.Contains(text, "Green") || strings.Contains(text, "proceed") || strings.Contains(text, "colour") {
+	b.until(card(hk.Pane)+"?.querySelector('.note')", "the hook-stamped card withheld", 10*time.Second)
+	b.eval("document.body.innerText", &text)
+	if buttons != 0 || strings.Contains(text, "Green") || strings.Contains(text, "proceed") || strings.Contains(text, "colour") ||
+		strings.Contains(text, "rm -rf") || strings.Contains(text, "Bash") {
 		t.Errorf("a read-only device sees %d buttons and:\n%s", buttons, text)
 	}
 	b.screenshot(shots, "web-readonly.png")
