@@ -55,3 +55,41 @@ func TestServeOverSSHCard(t *testing.T) {
 	// Reading a card sends nothing to the pane.
 	e.nothingSent(in)
 }
+
+// A question's option answered over --stdio (issue 28 item 5): the
+// dispatch's arg, under the card's episode, types that option once; a
+// stale episode sends nothing.
+func TestServeOverSSHAnswersAnOption(t *testing.T) {
+	sshd := testkit.NewSSHD(t)
+	e := newEnv(t, "")
+	q, in := e.s.StartRecordingAgent("claude", claudeQuestion)
+	e.expect(q.Pane, "blocked/question attn")
+	phone := sshd.NewKey("phone")
+	sshd.Authorize(e.forced(phone, phone.Fingerprint))
+	e.device("pair", "phone", "--id", phone.Fingerprint)
+
+	p := dialSSH(t, sshd.SSH(phone))
+	p.send(helloFrame)
+	p.next()
+	p.send(fmt.Sprintf(`{"schema":1,"id":"c","t":"card","pane":%q}`, q.Pane))
+	c := p.next()
+	ep := int64(c["episode_ms"].(float64))
+	p.send(fmt.Sprintf(`{"schema":1,"id":"d1","t":"dispatch","action":"answer","pane":%q,"slot":"o1","arg":"3","expect_episode_ms":%d}`, q.Pane, ep-1))
+	if f := p.next(); f["outcome"] != "refused" || f["reason"] != "episode-changed" {
+		t.Fatalf("a stale answer: %s", f["_raw"])
+	}
+	p.send(fmt.Sprintf(`{"schema":1,"id":"d2","t":"dispatch","action":"answer","pane":%q,"slot":"o2","arg":"3","expect_episode_ms":%d}`, q.Pane, ep))
+	if f := p.next(); f["outcome"] != "sent" || f["device"] != "phone" {
+		t.Fatalf("answer: %s; %s", f["_raw"], p.stderr.String())
+	}
+	e.waitSent(in, "3")
+	p.send(fmt.Sprintf(`{"schema":1,"id":"d3","t":"dispatch","action":"answer","pane":%q,"slot":"o3"}`, q.Pane))
+	if f := p.next(); f["t"] != "error" || f["code"] != "bad-request" {
+		t.Errorf("an answer without its option: %s", f["_raw"])
+	}
+	p.in.Close()
+	p.wait()
+	if got := sent(t, in); got != "3" {
+		t.Errorf("the pane received %q, want 3", got)
+	}
+}

@@ -224,10 +224,16 @@ func TestWebAPIRules(t *testing.T) {
 	if r.status != 403 || r.doc["error"] != "scope-denied" || !strings.Contains(r.raw, "tma device grant tablet act:answer") {
 		t.Errorf("a read-only approve: %d %s", r.status, r.raw)
 	}
+	// A grant takes effect on the next request: the scope table lets it
+	// through to the broker, whose gate refuses an approve on an idle pane.
+	e.device("grant", "tablet", "act:answer")
+	if r := w.do("POST", "/api/v1/act", ttok, `{"action":"approve","pane":"%1","slot":"t2"}`); r.status != 200 || r.doc["outcome"] != "refused" || r.doc["reason"] != "gated" {
+		t.Errorf("approve after the grant: %d %s", r.status, r.raw)
+	}
 	if r := w.do("POST", "/api/v1/act", tok, `{"action":"compact","pane":"%1","slot":"c1"}`); r.status != 403 || !strings.Contains(r.raw, "outside the remote action table") {
 		t.Errorf("compact: %d %s", r.status, r.raw)
 	}
-	if out, _, _ := e.tma("receipts"); strings.Contains(out, "t1") || strings.Contains(out, "c1") {
+	if out, _, _ := e.tma("receipts"); strings.Contains(out, ":t1") || strings.Contains(out, ":c1") {
 		t.Errorf("a refused act reached the ledger: %s", out)
 	}
 
