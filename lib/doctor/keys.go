@@ -26,6 +26,10 @@ type Keys struct {
 	Read       bool      // list-keys answered
 	Calls      []KeyCall // every binding that runs tma
 	ServerPATH string    // the server's global PATH ("" when unset)
+	// Self is the tma install-keys would bind now (install.TmaProgram),
+	// "" when unknown: keys that run another, existing tma are an
+	// install left behind (an upgrade into another directory).
+	Self string
 }
 
 // ReadKeys reads the prefix and root tables and the server's PATH (one
@@ -81,6 +85,15 @@ func resolve(prog, path string) string {
 	return ""
 }
 
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
 func executable(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
@@ -110,6 +123,8 @@ func (k Keys) line(line func(label, format string, a ...any), warn func()) dKeys
 		keys := strings.Join(byProg[p], " ")
 		res := resolve(p, k.ServerPATH)
 		switch {
+		case res != "" && res == p && k.Self != "" && p != k.Self && !sameFile(p, k.Self):
+			line(label, "%s run %s ✓, not this tma (%s): re-run `tma install-keys` (or `tma init`) to bind this one, then reload your tmux config", keys, p, k.Self)
 		case res != "" && res == p:
 			line(label, "%s run %s ✓", keys, p)
 		case res != "":

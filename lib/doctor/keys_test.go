@@ -28,6 +28,8 @@ func TestKeysLine(t *testing.T) {
 		{"bare on the server's PATH", Keys{Read: true, ServerPATH: "/nonexistent:" + dir, Calls: []KeyCall{{"g", "tma", ""}}}, 0, "keys:    g run `tma`, " + tma + " on the server's PATH ✓\n"},
 		{"bare, not on the server's PATH", Keys{Read: true, ServerPATH: "/usr/bin:/bin", Calls: []KeyCall{{"g", "tma", ""}, {"a", "tma", ""}}}, 1,
 			"keys:    g a run `tma`, which is not on the tmux server's PATH (/usr/bin:/bin): tmux fails them with 127"},
+		{"absolute, another install", Keys{Read: true, Self: "/new/bin/tma", Calls: []KeyCall{{"g", tma, ""}}}, 0, "keys:    g run " + tma + " ✓, not this tma (/new/bin/tma): re-run `tma install-keys`"},
+		{"absolute, this install", Keys{Read: true, Self: tma, Calls: []KeyCall{{"g", tma, ""}}}, 0, "keys:    g run " + tma + " ✓\n"},
 		{"absolute, gone", Keys{Read: true, Calls: []KeyCall{{"g", "/gone/bin/tma", ""}}}, 1, "keys:    g run /gone/bin/tma, which is not an executable file"},
 	} {
 		var b strings.Builder

@@ -320,6 +320,19 @@ func TestKeysRunOnAServerWithoutTmaOnPath(t *testing.T) {
 	if want := "g run `tma`, which is not on the tmux server's PATH (/usr/bin:/bin): tmux fails them with 127"; !strings.Contains(out, want) {
 		t.Errorf("doctor lacks %q:\n%s", want, out)
 	}
+	// An install left behind (an upgrade into another directory): the keys
+	// still run, but not this tma.
+	oldBin := filepath.Join(t.TempDir(), "bin")
+	if err := os.MkdirAll(oldBin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(oldBin, "tma"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.s.MustRun("bind-key", "g", "run-shell", filepath.Join(oldBin, "tma")+" jump --blocked")
+	if out, _, _ := e.tma("doctor"); !strings.Contains(out, "g run "+filepath.Join(oldBin, "tma")+" ✓, not this tma ("+filepath.Join(binDir, "tma")+"): re-run `tma install-keys`") {
+		t.Errorf("doctor on keys bound to another install:\n%s", out)
+	}
 	e.s.MustRun("bind-key", "g", "run-shell", "/gone/bin/tma jump --blocked")
 	if out, _, code := e.tma("doctor", "--exit-code"); !strings.Contains(out, "g run /gone/bin/tma, which is not an executable file") || code != 1 {
 		t.Errorf("doctor on a binding whose tma is gone: exit %d\n%s", code, out)

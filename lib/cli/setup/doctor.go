@@ -152,6 +152,10 @@ func (r *run) doctorFacts(self string, cfgErr error) doctor.Facts {
 		}
 		f.Options = doctor.ReadOptions(ctx, c)
 		f.Keys = doctor.ReadKeys(ctx, c)
+		r.keysNoted = true // doctor reports; install-keys' note is not its line
+		if spec, err := r.keysSpec(self); err == nil {
+			f.Keys.Self = spec.Tma
+		}
 	}
 	f.Actions, f.ActionsErr = act.Load(actionsDir(r.e))
 	f.FzfLine, f.FzfOK = FzfDoctorLine(r.e.Getenv, self)
