@@ -254,7 +254,9 @@ func TestWebAPIRules(t *testing.T) {
 	}
 
 	// A revoke takes effect on the next request.
-	e.device("revoke", "phone")
+	if out := e.device("revoke", "phone"); !strings.Contains(out, "its token is refused") || strings.Contains(out, "authorized_keys") {
+		t.Errorf("revoke of a web device says: %s", out)
+	}
 	if r := w.do("GET", "/api/v1/agents", tok, ""); r.status != 401 {
 		t.Errorf("a revoked token: %d %s", r.status, r.raw)
 	}

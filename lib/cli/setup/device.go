@@ -121,6 +121,10 @@ func devices(e *common.Env, g *common.Globals, c *deviceCmd, sub string, now tim
 			return fail(err)
 		}
 		out("revoked %s (%s)", gone.Name, gone.ID)
+		if gone.IsWeb() {
+			out("  its token is refused from its next request, and an open page's event stream ends")
+			return common.ExitOK
+		}
 		out("  remove its `command=\"tma serve --stdio --device %s\"` line from", gone.ID)
 		out("  ~/.ssh/authorized_keys too, so the next dial is refused by sshd as well")
 	case "list":
