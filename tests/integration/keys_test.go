@@ -50,6 +50,11 @@ func TestInstallKeysRoundTrip(t *testing.T) {
 	}
 	managed := filepath.Join(e.home, ".config", "tma", "tmux.conf")
 
+	// Without the launcher, #(tma status) is the driver to add.
+	if out, _, _ := e.tma("install-keys", "--no-daemon", "--conf", filepath.Join(t.TempDir(), "c.conf"), "--config-dir", t.TempDir(), "--yes"); !strings.Contains(out, "tma: reminder: add `#(tma status)` to your `status-right` for the ambient state driver") {
+		t.Errorf("install-keys --no-daemon's reminder:\n%s", out)
+	}
+
 	// No terminal, no --yes: declined, nothing written.
 	if _, _, code := e.tma("install-keys"); code != 1 {
 		t.Errorf("unconfirmed install: exit %d, want 1", code)
@@ -67,7 +72,8 @@ func TestInstallKeysRoundTrip(t *testing.T) {
 		"tma: proposed change to ~/.tmux.conf (tma keys source-file):",
 		"  + " + sourceLine,
 		"tma: installed keybindings (~/.config/tma/tmux.conf). Reload with `tmux source-file ~/.tmux.conf`.",
-		"tma: reminder: add `#(tma status)` to your `status-right` for the ambient state driver (tma does not edit status-right).",
+		// With the launcher, the option its daemon keeps (issue 29 item 5).
+		"tma: reminder: add `#{E:@tma_status}` to your `status-right` for tma's counts: the daemon the launcher starts keeps it",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("install output lacks %q:\n%s", want, out)

@@ -88,7 +88,13 @@ func (r *run) keys(k *keysCmd) int {
 		r.out("tma: installed keybindings (%s). Reload with `tmux source-file %s`.", r.env.Pretty(managed), r.env.Pretty(conf))
 	}
 	if !r.inInit {
-		r.out("tma: reminder: add `#(tma status)` to your `status-right` for the ambient state driver (tma does not edit status-right).")
+		// The launcher's daemon keeps @tma_status: the status line can read
+		// it and run no process per redraw (init's step 3 says the same).
+		if spec.Daemon {
+			r.out("tma: reminder: add `#{E:@tma_status}` to your `status-right` for tma's counts: the daemon the launcher starts keeps it, with no process per redraw (with no daemon running, `#(tma status)` is the ambient state driver instead; tma does not edit status-right).")
+		} else {
+			r.out("tma: reminder: add `#(tma status)` to your `status-right` for the ambient state driver (tma does not edit status-right).")
+		}
 	}
 	return r.exit()
 }
