@@ -78,11 +78,15 @@ build() {
 	echo "$!" >"$lock/pid"
 }
 
+shadowed=
 bind_keys() {
 	tmp=$(mktemp "${TMPDIR:-/tmp}/tma-keys.XXXXXX") || return 1
 	if tmac install-keys --print >"$tmp" 2>"$tmp.err"; then
 		t source-file "$tmp"
 		rc=$?
+		# The user's own bindings these replaced, named as install-keys'
+		# diff names them.
+		shadowed=$(awk 'NR > 1 { printf "; " } { printf "%s", $0 }' "$tmp.err")
 	else
 		say "$(head -n 1 "$tmp.err")"
 		rc=1
@@ -106,5 +110,9 @@ bind_keys || exit 0
 if [ "$(t show-option -gqv @tma-daemon)" != off ]; then
 	tmac daemon --ensure >/dev/null 2>&1
 fi
-t set-option -gq @tma-plugin-status "keys bound from $tma"
+if [ -n "$shadowed" ]; then
+	say "keys bound from $tma; $shadowed (@tma-key-<name> moves a key)"
+else
+	t set-option -gq @tma-plugin-status "keys bound from $tma"
+fi
 exit 0

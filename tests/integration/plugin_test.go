@@ -35,7 +35,7 @@ func plugin(t *testing.T) string {
 func toolsPath(t *testing.T, extra ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, tool := range append([]string{"dirname", "cat", "mkdir", "rm", "mktemp", "head", "sleep", "cp", "sh"}, extra...) {
+	for _, tool := range append([]string{"dirname", "cat", "mkdir", "rm", "mktemp", "head", "awk", "sleep", "cp", "sh"}, extra...) {
 		p := testkit.Need(t, tool)
 		if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
 			t.Fatal(err)
@@ -111,14 +111,23 @@ func TestPluginBindsChosenKeysAndStartsTheDaemon(t *testing.T) {
 	e.s.MustRun("set-option", "-g", "@tma-key-blocked", "B")
 	e.s.MustRun("set-option", "-g", "@tma-key-picker", "none")
 	e.s.MustRun("set-option", "-g", "@tma-mouse", "on")
+	// The user's own binding on a key the plugin takes is named.
+	e.s.MustRun("bind-key", "h", "select-pane", "-L")
+	tma := filepath.Join(dir, "bin", "tma")
 	for run := 1; run <= 2; run++ {
 		if out, err := e.s.Run("run-shell", filepath.Join(dir, "tma.tmux")); err != nil {
 			t.Fatalf("run-shell tma.tmux: %v %s", err, out)
 		}
-	}
-	tma := filepath.Join(dir, "bin", "tma")
-	if got := strings.TrimSpace(e.s.MustRun("show-options", "-gqv", "@tma-plugin-status")); got != "keys bound from "+tma {
-		t.Errorf("@tma-plugin-status = %q", got)
+		got := strings.TrimSpace(e.s.MustRun("show-options", "-gqv", "@tma-plugin-status"))
+		want := "keys bound from " + tma
+		switch {
+		case run == 1 && (!strings.HasPrefix(got, want+"; replaces your prefix h: select-pane -L; ") ||
+			!strings.Contains(got, "replaces your root MouseDown1Status: ") || !strings.HasSuffix(got, " (@tma-key-<name> moves a key)")):
+			t.Errorf("run 1: @tma-plugin-status = %q, want the bindings it replaced named", got)
+		case run == 2 && got != want:
+			// The second run replaces only tma's own bindings.
+			t.Errorf("run 2: @tma-plugin-status = %q, want %q", got, want)
+		}
 	}
 	bound := e.prefixKeys()
 	for key, want := range map[string]string{

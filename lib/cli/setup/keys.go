@@ -195,6 +195,11 @@ func (r *run) keysPrint(k *keysCmd, spec install.KeysSpec) int {
 	}
 	spec.Keys, spec.Daemon = keys, false
 	spec.Mouse = k.Mouse || opts["@tma-mouse"] == "on"
+	// What these bindings replace goes to stderr, one line each: the
+	// plugin shows it, as install-keys' diff names it.
+	for _, n := range install.Shadowed(spec, r.boundNow("", nil)) {
+		fmt.Fprintln(r.e.Stderr, n)
+	}
 	_, _ = r.e.Stdout.Write(install.KeysFile(spec))
 	return common.ExitOK
 }
