@@ -1,6 +1,3 @@
-// Package grammar is tma-serve's command line, apart from the command, so
-// tma-setup writes the completion scripts from it without linking serve
-// (its transcript reader, the act broker, the fleet cycle).
 package grammar
 
 import (
