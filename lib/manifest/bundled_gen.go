@@ -1536,7 +1536,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "qwen",
 			Source:           "bundled:qwen.toml",
 			Bundled:          true,
-			Digest:           "72d1cdfa2623f338",
+			Digest:           "0b0a600b51285fee",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"qwen", "node"},
 			TitlePatterns:    []*Regex{lazyRegex(`^(\S{1,2}\s+)?Qwen - `)},
@@ -1660,6 +1660,35 @@ func bundledAgent(name string) *Agent {
 				},
 				{
 					Index:    2,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-provider",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*│\s*(Connect a Provider|\S[^│]*\s·\s[^│]*\S)\s*│\s*$`,
+								Re:   lazyRegex(`^\s*│\s*(Connect a Provider|\S[^│]*\s·\s[^│]*\S)\s*│\s*$`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*│\s*›\s+\S`,
+								Re:   lazyRegex(`^\s*│\s*›\s+\S`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(^|\n)\s*└─+┘\s*\z`,
+								Re:   lazyRegex(`(?m)(^|\n)\s*└─+┘\s*\z`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    3,
 					State:    "working",
 					Label:    "esc-to-cancel",
 					Priority: 100,
@@ -1672,7 +1701,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 12},
 				},
 				{
-					Index:    3,
+					Index:    4,
 					State:    "working",
 					Label:    "title-spinner",
 					Priority: 90,
@@ -1685,7 +1714,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.Title},
 				},
 				{
-					Index:  4,
+					Index:  5,
 					State:  "idle",
 					Label:  "input-box",
 					Region: "bottom_non_empty_lines(8)",
