@@ -60,6 +60,7 @@ var spawners = map[string]string{
 	"lib/daemon":            "a detached tma-daemon a hot path starts without waiting (autostart, restart_on_upgrade); the tma-daemon --restart an install waits for",
 	"lib/daemon/serve":      "the daemon's own pipeline stages (tma-scan, tma-fold, tma-stamp), the web face it hosts (tma-serve --http) and a detached tma-daemon for --ensure",
 	"lib/testkit/fakeagent": "nothing, but it is a test program",
+	"lib/serve":             "tma-transcript for a window page (RunReader): a process of its own, so tma-serve links no SQLite driver",
 	"lib/remote":            "a [[remote]] entry's command (ssh to a host's tma serve), in its own group, killed at its timeout",
 	"lib/sshguard":          "this host's tma attach, exec'd in place of serve for a forced command's checked attach --pane (its words checked, only the pane id the client's)",
 }

@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -17,10 +13,8 @@ import (
 )
 
 // window reads one transcript page of a pane on this host by running `tma
-// transcript --pane P --json` (tma-transcript beside this binary, else
-// PATH's) on serve's own server and config. The reader is a process of its
-// own rather than linked in: it brings the pure-Go SQLite driver for
-// OpenCode's store, which alone made tma-serve 14 MB (docs/install.md).
+// transcript --pane P --json` (serve.RunReader) on serve's own server and
+// config.
 func (h *host) window(ctx context.Context, w serve.WindowRequest) ([]byte, *serve.Refusal, error) {
 	args := append(h.globalArgs(), "transcript", "--pane="+w.Pane, "--json", "--last="+strconv.Itoa(w.Last))
 	if w.Before != "" {
@@ -32,46 +26,27 @@ func (h *host) window(ctx context.Context, w serve.WindowRequest) ([]byte, *serv
 	if w.Headers {
 		args = append(args, "--headers")
 	}
-	cmd := exec.CommandContext(ctx, transcriptBin(), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
+	res, err := serve.RunReader(ctx, args)
+	if err != nil {
 		return nil, nil, fmt.Errorf("transcript: %v", err)
 	}
+	code, out := res.Code, res.Stdout
 	switch code {
 	case common.ExitOK:
-		return bytes.TrimSpace(out.Bytes()), nil, nil
+		return bytes.TrimSpace(out), nil, nil
 	case common.ExitRefused:
 		var doc struct {
 			Refusal *serve.Refusal `json:"refusal"`
 		}
-		if json.Unmarshal(out.Bytes(), &doc) == nil && doc.Refusal != nil && doc.Refusal.Code != "" {
+		if json.Unmarshal(out, &doc) == nil && doc.Refusal != nil && doc.Refusal.Code != "" {
 			return nil, doc.Refusal, nil
 		}
 	case common.ExitVanish:
 		return nil, &serve.Refusal{Code: "no-transcript", Message: "no such pane " + w.Pane}, nil
 	}
-	msg := strings.TrimSpace(errb.String())
+	msg := strings.TrimSpace(res.Stderr)
 	if msg == "" {
 		msg = "exit " + strconv.Itoa(code)
 	}
 	return nil, nil, fmt.Errorf("transcript: %s", msg)
-}
-
-// transcriptBin is the tma-transcript installed with this tma-serve, else
-// PATH's (as the picker's preview finds it).
-func transcriptBin() string {
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "tma-transcript")
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	return "tma-transcript"
 }
