@@ -112,11 +112,22 @@ func TestWebPageInChromium(t *testing.T) {
 	if got := sent(t, qin); got != "2" {
 		t.Errorf("the question pane received %q, want 2", got)
 	}
+	// The agent takes the answer and works on: the page follows it.
+	start = time.Now()
+	q.Paint(claudeWorking)
+	took = b.until(card(q.Pane)+"?.classList.contains('working')", "the answered pane working", 10*time.Second)
+	t.Logf("the page showed the answered pane working %s after its screen changed (%s after the paint returned)",
+		time.Since(start).Round(time.Millisecond), took.Round(time.Millisecond))
+	if took > 2*time.Second {
+		t.Errorf("the page took %s to follow the answered agent", took)
+	}
 
 	// A read-only device: the blocked card says what is blocked, not the
 	// dialog's words, and has no button.
 	a.Paint(claudeBlocked)
 	e.expect(a.Pane, "blocked/permission attn")
+	q.Paint(claudeQuestion)
+	e.expect(q.Pane, "blocked/question attn")
 	// A blocker the hook stamped: its tool and command are the row's own
 	// keys, and the read-only page still draws none of them.
 	hk := e.s.StartAgent("claude", claudeWorking)
