@@ -95,6 +95,7 @@ func TestRecordedHookEvents(t *testing.T) {
 			if len(claims) == 0 {
 				t.Skipf("%s: no mapped event recorded", rec)
 			}
+			lines = unheld(lines)
 			events, checks, mapped := 0, 0, false
 			for _, raw := range lines {
 				var ln struct {
@@ -171,4 +172,40 @@ func viaPlugin(agent string, line []byte) []byte {
 	}
 	b, _ := json.Marshal(map[string]any{"event": name, "payload": payload})
 	return b
+}
+
+// unheld puts each event back before the lines it was logged after but
+// dated well before: a line is logged when its hook ends, and a hook that
+// holds (Claude's PermissionRequest under the reply lane, in the
+// installed-hook runs) ends after the steps and events it held across
+// (seconds: until the prompt is answered), though it claimed at its start.
+// Lines dated within heldSlack of each other keep their logged order: two
+// hooks that ran at once (pi's session_shutdown and session_start, 2 ms
+// apart) are logged in the agent's order, not their times'.
+func unheld(lines [][]byte) [][]byte {
+	const heldSlack = 0.25 // seconds
+	type line struct {
+		raw  []byte
+		step bool
+		at   float64
+	}
+	var out []line
+	for _, raw := range lines {
+		var ln struct {
+			Step string  `json:"lab_step"`
+			Time float64 `json:"time"`
+		}
+		_ = json.Unmarshal(raw, &ln)
+		l := line{raw, ln.Step != "", ln.Time}
+		i := len(out)
+		for !l.step && l.at > 0 && i > 0 && out[i-1].at > l.at+heldSlack {
+			i--
+		}
+		out = append(out[:i], append([]line{l}, out[i:]...)...)
+	}
+	res := make([][]byte, len(out))
+	for i, l := range out {
+		res[i] = l.raw
+	}
+	return res
 }
