@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, p, body string) {
@@ -212,6 +213,16 @@ func TestExeOfThisProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	// Start returns once execve passed its point of no return, when
+	// /proc/<pid>/exe already names the new file but the kernel has yet to
+	// lay out its arguments and environment: cmdline and environ read
+	// empty for that moment (seen in CI under load). A daemon ExeOf is
+	// asked about has long been running.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if len(ExeOf(cmd.Process.Pid).Args) > 0 {
+			break
+		}
+	}
 	if e := ExeOf(cmd.Process.Pid); e.Path != bin || e.Replaced || strings.Join(e.Args, " ") != "30" || strings.Join(e.Env, ",") != "A=1,TMA_X=two words" {
 		t.Errorf("before the rename: %+v", e)
 	}
