@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -69,7 +68,7 @@ func ReadKeys(ctx context.Context, c *tmux.Client) Keys {
 // PATH, as execvp finds it; "" when there is none.
 func resolve(prog, path string) string {
 	if strings.Contains(prog, "/") {
-		if executable(prog) {
+		if install.IsExec(prog) {
 			return prog
 		}
 		return ""
@@ -78,25 +77,11 @@ func resolve(prog, path string) string {
 		if d == "" {
 			d = "."
 		}
-		if p := filepath.Join(d, prog); executable(p) {
+		if p := filepath.Join(d, prog); install.IsExec(p) {
 			return p
 		}
 	}
 	return ""
-}
-
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
-}
-
-func executable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }
 
 // keysLine is doctor's keys: line: nothing when no binding runs tma, one
@@ -123,7 +108,7 @@ func (k Keys) line(line func(label, format string, a ...any), warn func()) dKeys
 		keys := strings.Join(byProg[p], " ")
 		res := resolve(p, k.ServerPATH)
 		switch {
-		case res != "" && res == p && k.Self != "" && p != k.Self && !sameFile(p, k.Self):
+		case res != "" && res == p && k.Self != "" && p != k.Self && !install.SameFile(p, k.Self):
 			line(label, "%s run %s ✓, not this tma (%s): re-run `tma install-keys` (or `tma init`) to bind this one, then reload your tmux config", keys, p, k.Self)
 		case res != "" && res == p:
 			line(label, "%s run %s ✓", keys, p)

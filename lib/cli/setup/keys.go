@@ -144,21 +144,12 @@ func (r *run) keysSpec(self string) (install.KeysSpec, error) {
 			beside = p
 		}
 	}
-	prog, why := install.TmaProgram(beside, r.env.LookPath("tma"), sameFile)
+	prog, why := install.TmaProgram(beside, r.env.LookPath("tma"), install.SameFile)
 	if why != "" && !r.keysNoted {
 		r.keysNoted = true
 		r.out("tma: note: the bindings call `tma` by name, from the tmux server's PATH: %s", why)
 	}
 	return install.KeysSpec{Tma: prog, Keys: keys}, nil
-}
-
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
 }
 
 func orBare(p string) string {
