@@ -1,7 +1,6 @@
 package bininstall
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -10,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/tmaproject/tma/lib/atomicfile"
+	"github.com/tmaproject/tma/lib/statefile"
 )
 
 // RecordName is the record's file name in tma's config dir.
@@ -42,15 +41,8 @@ const recordHeader = "# tma's installed files: what make install (and tma-setup 
 // LoadRecord reads the record; a missing one is empty.
 func LoadRecord(path string) (*Record, error) {
 	r := &Record{Version: 1}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return r, nil
-	}
-	if err != nil {
+	if _, err := statefile.Load(path, r); err != nil {
 		return nil, err
-	}
-	if _, err := toml.Decode(string(data), r); err != nil {
-		return nil, errors.New(path + ": " + err.Error())
 	}
 	if r.Version != 1 {
 		return nil, errors.New(path + ": version " + strconv.Itoa(r.Version) + " is not one this tma reads (1)")
@@ -114,17 +106,16 @@ func (r *Record) Save(path string) error {
 		}
 		return err
 	}
-	var b bytes.Buffer
-	b.WriteString(recordHeader)
 	r.Version = 1
 	sort.Slice(r.Installs, func(i, j int) bool { return r.Installs[i].BinDir < r.Installs[j].BinDir })
-	if err := toml.NewEncoder(&b).Encode(r); err != nil {
+	data, err := statefile.Encode(recordHeader, r)
+	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, b.Bytes(), 0o600)
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // sameDir: the same path, or the same directory on disk.

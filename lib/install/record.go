@@ -2,15 +2,13 @@ package install
 
 import (
 	"bytes"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/tmaproject/tma/lib/statefile"
 )
 
 // Record is install-state.toml in tma's config dir: what install-hooks wired
@@ -72,15 +70,8 @@ func (e Env) StatuslinePath() string { return filepath.Join(e.ConfigDir(), "stat
 // LoadRecord reads the record; a missing one is empty.
 func LoadRecord(path string) (*Record, error) {
 	r := &Record{Version: 1, Agents: map[string]*AgentRecord{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return r, nil
-	}
-	if err != nil {
+	if _, err := statefile.Load(path, r); err != nil {
 		return nil, err
-	}
-	if _, err := toml.Decode(string(data), r); err != nil {
-		return nil, errors.New(path + ": " + err.Error())
 	}
 	if r.Agents == nil {
 		r.Agents = map[string]*AgentRecord{}
@@ -91,14 +82,13 @@ func LoadRecord(path string) (*Record, error) {
 // Save writes the record atomically, 0600; a file that already holds
 // exactly these bytes is left alone.
 func (r *Record) Save(path string) error {
-	var b bytes.Buffer
-	b.WriteString(recordHeader)
 	r.Version = 1
 	sort.Slice(r.Tmux, func(i, j int) bool { return r.Tmux[i].Socket < r.Tmux[j].Socket })
-	if err := toml.NewEncoder(&b).Encode(r); err != nil {
+	data, err := statefile.Encode(recordHeader, r)
+	if err != nil {
 		return err
 	}
-	return writeIfChanged(path, b.Bytes())
+	return writeIfChanged(path, data)
 }
 
 // TmuxFor returns the server's entry, nil when none.
@@ -142,15 +132,8 @@ type StatuslineRecord struct {
 // LoadStatusline reads the statusline record; missing is empty.
 func LoadStatusline(path string) (*StatuslineRecord, error) {
 	r := &StatuslineRecord{}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return r, nil
-	}
-	if err != nil {
+	if _, err := statefile.Load(path, r); err != nil {
 		return nil, err
-	}
-	if _, err := toml.Decode(string(data), r); err != nil {
-		return nil, errors.New(path + ": " + err.Error())
 	}
 	return r, nil
 }
@@ -188,15 +171,14 @@ func (s *StatuslineRecord) Set(agent string, on bool) bool {
 // Save writes the statusline record atomically, 0600, unless the file
 // already holds exactly these bytes.
 func (s *StatuslineRecord) Save(path string) error {
-	var b bytes.Buffer
-	b.WriteString("# Agents that opted into tma's statusline context shim (tma install-hooks <agent>\n# --statusline); --no-statusline removes one. Written by tma.\n")
 	if s.Agents == nil {
 		s.Agents = []string{}
 	}
-	if err := toml.NewEncoder(&b).Encode(s); err != nil {
+	data, err := statefile.Encode("# Agents that opted into tma's statusline context shim (tma install-hooks <agent>\n# --statusline); --no-statusline removes one. Written by tma.\n", s)
+	if err != nil {
 		return err
 	}
-	return writeIfChanged(path, b.Bytes())
+	return writeIfChanged(path, data)
 }
 
 // writeIfChanged writes one of tma's own records (0600) unless it already
