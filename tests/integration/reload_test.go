@@ -185,3 +185,34 @@ func TestInitOnATerminal(t *testing.T) {
 		t.Fatalf("second run asked again:\n%s", out)
 	}
 }
+
+// TestInitDoctorSeesTheLaunchersDaemon: init --yes reloads the tmux config
+// it put the keys' launcher in; step 7's doctor runs once the daemon that
+// launcher starts answers, so it reports the daemon the user now has
+// (before, it ran in the instant before and said "not running").
+func TestInitDoctorSeesTheLaunchersDaemon(t *testing.T) {
+	e := newEnv(t, "")
+	conf := filepath.Join(e.home, ".tmux.conf")
+	if err := os.WriteFile(conf, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// run-shell runs the launcher with the server's global environment.
+	for _, kv := range [][2]string{{"PATH", binDir + ":" + os.Getenv("PATH")}, {"XDG_RUNTIME_DIR", e.run}, {"HOME", e.home}, {"TMUX", ""}} {
+		e.s.MustRun("set-environment", "-g", kv[0], kv[1])
+	}
+	t.Cleanup(e.stopDaemon)
+	out, errs, code := e.tma("init", "--yes", "--conf", conf)
+	if code != 0 {
+		t.Fatalf("init --yes: exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "tma: reloaded ") {
+		t.Fatalf("init did not reload the config:\n%s", out)
+	}
+	doctor := out[strings.Index(out, "tma: init 7/7"):]
+	if !strings.Contains(doctor, "daemon:  running (") {
+		t.Fatalf("step 7's doctor did not see the launcher's daemon:\n%s", doctor)
+	}
+	if e.running() == nil {
+		t.Fatal("no daemon holds the lock after init")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/tmaproject/tma/lib/cli/common"
@@ -115,6 +116,7 @@ func (r *run) initRun(k *initCmd) int {
 	}
 
 	code := r.exit()
+	r.awaitLauncher(server, !kc.NoDaemon)
 	r.step("7/7", "tma doctor")
 	r.doctor(&doctorCmd{})
 	if code != common.ExitOK {
@@ -270,7 +272,27 @@ func (r *run) offerReload(conf string) {
 		r.out("tma: tmux reported while reloading %s: %s", pconf, strings.TrimSpace(stderr+" "+err.Error()))
 		return
 	}
+	r.reloaded = true
 	r.out("tma: reloaded %s on %s", pconf, r.socket(c))
+}
+
+// LauncherWait bounds how long init waits, before its doctor step, for the
+// daemon a reloaded config's launcher starts (run-shell -b: the reload
+// returns before the daemon has its socket).
+const LauncherWait = 3 * time.Second
+
+// awaitLauncher waits for the daemon the keys' launcher starts on a reload,
+// so step 7's doctor reports the daemon the user will have, not the instant
+// before it. No reload, no launcher, or a daemon already up: no wait.
+func (r *run) awaitLauncher(server string, launcher bool) {
+	if !r.reloaded || !launcher || server == "" || r.daemonOf(server).up() {
+		return
+	}
+	for deadline := time.Now().Add(LauncherWait); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if r.daemonOf(server).hello != nil {
+			return
+		}
+	}
 }
 
 // reloadCommand is the tmux command that re-reads conf on the server tma

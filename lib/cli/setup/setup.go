@@ -128,6 +128,7 @@ type run struct {
 	keysNoted   bool // keysSpec said once why the bindings call tma by name
 	keysWritten bool // install-keys wrote the managed file or the source line
 	wired       bool // this run wrote some agent's hooks (offerRestart says so)
+	reloaded    bool // init sourced the tmux config on the server
 }
 
 func (r *run) out(format string, a ...any) { fmt.Fprintf(r.e.Stdout, format+"\n", a...) }
