@@ -90,24 +90,54 @@ if [ ! -x "$src/tma" ] || [ ! -x "$src/tma-hook" ]; then
 	die "$name.tar.gz does not hold tma and tma-hook"
 fi
 
-# Each tool is copied beside its final name and renamed over it: a tool
-# running now (a hook, the daemon) keeps its old file, the next run the new.
-mkdir -p "$dir"
-n=0
-for f in "$src"/tma "$src"/tma-*; do
-	t=${f##*/}
-	cp "$f" "$dir/.$t.new.$$"
-	chmod 755 "$dir/.$t.new.$$"
-	mv -f "$dir/.$t.new.$$" "$dir/$t"
-	n=$((n + 1))
-done
-say "installed tma $(cat "$src/VERSION" 2>/dev/null || echo) ($n files) in $dir"
+# The picker runs fzf 0.65 or newer: PATH's when it is new enough, else the
+# one beside tma. The archive's is offered to install-files when PATH's is
+# missing or older (distributions' often are); install-files puts it beside
+# tma unless the fzf already there is the user's own and new enough.
+fzf_version() { "$1" --version 2>/dev/null | awk 'NR == 1 { print $1 }'; }
+# at_least A B: version A is B or newer (numeric, dot by dot).
+at_least() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		na = split(a, x, "."); nb = split(b, y, ".")
+		for (i = 1; i <= (na > nb ? na : nb); i++) {
+			if (x[i] + 0 > y[i] + 0) exit 0
+			if (x[i] + 0 < y[i] + 0) exit 1
+		}
+		exit 0
+	}'
+}
+fzf=
+path_fzf=$(command -v fzf 2>/dev/null) || path_fzf=
+have=
+[ -z "$path_fzf" ] || have=$(fzf_version "$path_fzf")
+if [ -n "$have" ] && at_least "$have" 0.65; then
+	say "fzf: using yours, $path_fzf ($have)"
+elif [ -x "$src/fzf" ]; then
+	if [ -z "$path_fzf" ]; then
+		say "fzf: no fzf on your PATH"
+	else
+		say "fzf: $path_fzf is ${have:-an fzf that does not run}, the picker needs 0.65 or newer"
+	fi
+	fzf=$src/fzf
+else
+	say "the picker (tma with no command) needs fzf 0.65 or newer, which is not on your PATH"
+fi
 
-case :${PATH-}: in
-*:"$dir":* | *:"${dir%/}/":*) ;;
-*) say "$dir is not on your PATH; add it, e.g. in ~/.profile:
-  export PATH=\"$dir:\$PATH\"" ;;
-esac
+# tma-setup install-files, the archive's own, is what make install runs:
+# every tool is written beside its final name, then all are renamed over
+# (a hook or daemon running now keeps its old file, the next run the new;
+# a failed write replaces nothing), the fzf decision, the record `tma
+# uninstall` reads, the daemons of the build it replaced restarted, and
+# the PATH hint.
+set -- tma
+for f in "$src"/tma-*; do
+	set -- "$@" "${f##*/}"
+done
+if [ -n "$fzf" ]; then
+	set -- --fzf "$fzf" "$@"
+fi
+"$src/tma-setup" install-files --from "$src" --bindir "$dir" "$@" || die "tma-setup install-files failed (above): nothing more was done"
+say "installed tma $(cat "$src/VERSION" 2>/dev/null || echo) in $dir"
 
 if [ "${TMA_NO_COMPLETIONS-}" != 1 ]; then
 	placed() { say "$1 completion: $2"; }
@@ -129,46 +159,3 @@ if [ "${TMA_NO_COMPLETIONS-}" != 1 ]; then
 	fi
 fi
 
-# The picker runs fzf 0.65 or newer: PATH's when it is new enough, else the
-# one beside tma. The archive's goes there when PATH's is missing or older
-# (distributions' often are), unless the one already there is as new or
-# newer: a user's own newer fzf is never replaced.
-fzf_version() { "$1" --version 2>/dev/null | awk 'NR == 1 { print $1 }'; }
-# at_least A B: version A is B or newer (numeric, dot by dot).
-at_least() {
-	awk -v a="$1" -v b="$2" 'BEGIN {
-		na = split(a, x, "."); nb = split(b, y, ".")
-		for (i = 1; i <= (na > nb ? na : nb); i++) {
-			if (x[i] + 0 > y[i] + 0) exit 0
-			if (x[i] + 0 < y[i] + 0) exit 1
-		}
-		exit 0
-	}'
-}
-if [ -x "$src/fzf" ]; then
-	ours=$(fzf_version "$src/fzf")
-	path_fzf=$(command -v fzf 2>/dev/null) || path_fzf=
-	have=
-	[ -z "$path_fzf" ] || have=$(fzf_version "$path_fzf")
-	if [ -n "$have" ] && at_least "$have" 0.65; then
-		say "fzf: using yours, $path_fzf ($have)"
-	else
-		if [ -z "$path_fzf" ]; then
-			why="no fzf on your PATH"
-		else
-			why="$path_fzf is ${have:-an fzf that does not run}, the picker needs 0.65 or newer"
-		fi
-		beside=$(fzf_version "$dir/fzf")
-		if [ -n "$beside" ] && at_least "$beside" "$ours"; then
-			say "fzf: $why; keeping $dir/fzf ($beside)"
-		else
-			cp "$src/fzf" "$dir/.fzf.new.$$"
-			chmod 755 "$dir/.fzf.new.$$"
-			mv -f "$dir/.fzf.new.$$" "$dir/fzf"
-			say "fzf: $why; installed fzf $ours in $dir (the picker finds it beside tma; its licence is LICENSE.fzf in the release archive)"
-		fi
-	fi
-elif ! command -v fzf >/dev/null 2>&1; then
-	say "the picker (tma with no command) needs fzf 0.65 or newer, which is not on your PATH"
-fi
-say "next: tma init (wires the agents it finds, the keys and the status line; shows each diff first)"

@@ -214,7 +214,7 @@ func TestInstallScript(t *testing.T) {
 			t.Errorf("%s not installed executable in ~/.local/bin: %v", f, err)
 		}
 	}
-	if !strings.Contains(r.out, "is not on your PATH") || !strings.Contains(r.out, `export PATH="`+bin+`:$PATH"`) {
+	if !strings.Contains(r.out, "is not on your PATH") || !strings.Contains(r.out, `export PATH="$HOME/.local/bin:$PATH"`) {
 		t.Errorf("no PATH hint:\n%s", r.out)
 	}
 	if h := hits(); !slices.Contains(h, "/releases/latest/download/SHA256SUMS") || !slices.Contains(h, "/releases/latest/download/"+archiveName()) {

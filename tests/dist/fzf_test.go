@@ -143,7 +143,7 @@ func TestInstallScriptInstallsFzf(t *testing.T) {
 		t.Fatalf("install.sh exited %d:\n%s", r.code, r.out)
 	}
 	want := fzfVersion(t)
-	if !strings.Contains(r.out, "fzf: no fzf on your PATH; installed fzf "+want+" in "+bin) {
+	if !strings.Contains(r.out, "fzf: no fzf on your PATH\n") || !strings.Contains(r.out, "tma: installed fzf (the picker's; none was in "+bin+")") {
 		t.Errorf("install.sh did not say it installed fzf:\n%s", r.out)
 	}
 	fz := filepath.Join(bin, "fzf")
@@ -158,6 +158,22 @@ func TestInstallScriptInstallsFzf(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(bin, ".*")); len(left) > 0 {
 		t.Errorf("temporary files left in the install dir: %q", left)
+	}
+	// install.sh records what it put there, so uninstall removes the fzf it
+	// installed with the tools (before, it had no record and left the fzf,
+	// saying it "may be yours").
+	cmd = exec.Command(filepath.Join(bin, "tma"), "-L", "tma-dist-none", "uninstall", "--yes")
+	cmd.Env = []string{"HOME=" + home, "PATH=" + bin + ":" + path, "TMUX_TMPDIR=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("tma uninstall --yes: %v\n%s", err, out)
+	}
+	if left, _ := os.ReadDir(bin); len(left) > 0 {
+		var names []string
+		for _, f := range left {
+			names = append(names, f.Name())
+		}
+		t.Errorf("uninstall left %q in %s:\n%s", names, bin, out)
 	}
 }
 
@@ -179,7 +195,7 @@ func TestInstallScriptFzfBesideAnOldOne(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("install.sh exited %d:\n%s", r.code, r.out)
 		}
-		if !strings.Contains(r.out, "fzf: "+old+" is 0.44.1, the picker needs 0.65 or newer; installed fzf "+want+" in "+bin) {
+		if !strings.Contains(r.out, "fzf: "+old+" is 0.44.1, the picker needs 0.65 or newer\n") || !strings.Contains(r.out, "tma: installed fzf (the picker's; none was in "+bin+")") {
 			t.Errorf("install.sh did not name the old fzf and install its own:\n%s", r.out)
 		}
 		if out, err := exec.Command(filepath.Join(bin, "fzf"), "--version").Output(); err != nil || !strings.HasPrefix(string(out), want+" ") {
@@ -207,7 +223,7 @@ func TestInstallScriptFzfBesideAnOldOne(t *testing.T) {
 		if after, _ := os.ReadFile(mine); string(after) != string(before) {
 			t.Errorf("install.sh replaced the user's fzf 0.99.0 in %s:\n%s", bin, r.out)
 		}
-		if !strings.Contains(r.out, "keeping "+mine+" (0.99.0)") {
+		if !strings.Contains(r.out, "keeping "+mine+" (fzf 0.99.0, not tma's: uninstall leaves it)") {
 			t.Errorf("install.sh did not say it kept the user's fzf:\n%s", r.out)
 		}
 	})
