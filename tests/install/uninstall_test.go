@@ -9,7 +9,7 @@ import (
 	"github.com/tmaproject/tma/lib/bininstall"
 )
 
-// With no install record (scripts/install.sh, or an install older than the
+// With no install record (an install older than the
 // record), uninstall removes tma and the tma-* tools it finds and leaves an
 // fzf, which may be the user's; with a record, exactly the files it names,
 // and an fzf only when tma installed it (issue 29 item 8).
