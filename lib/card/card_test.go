@@ -71,7 +71,8 @@ func TestScreenDialogs(t *testing.T) {
 		{"claude/2.1.197/blocked-trust", KindInformational, "Accessing workspace:", []string{"Yes, I trust this folder", "No, exit"}},
 		// Claude Code 2.1.332 (issue 30): a third option, the trust gate's order turned.
 		{"claude/blocked-bash", KindPermission, "Do you want to proceed?", []string{"Yes", "Yes, and always allow access to /tmp/lab/project from this project", "Yes, and switch to auto mode · auto mode handles these prompts for you", "No"}},
-		{"claude/blocked-write", KindPermission, "Do you want to create notes.txt?", []string{"Yes"}},
+		// At 80 columns option 2 wraps onto a second line: one label still.
+		{"claude/blocked-write", KindPermission, "Do you want to create notes.txt?", []string{"Yes", "Yes, and switch to accept edits (auto-approve file edits and common file commands) for this session (shift+tab)", "No"}},
 		{"claude/blocked-question", KindQuestion, "Which colour should the mock paint the probe?", colours},
 		{"claude/blocked-plan", KindInformational, "Claude has written up a plan and is ready to execute. Would you like to proceed?", []string{"Yes, and use auto mode"}},
 		{"claude/blocked-trust", KindInformational, "Accessing workspace:", []string{"No, exit", "Yes, I trust this folder"}},

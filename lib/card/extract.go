@@ -175,6 +175,7 @@ func parse(block []string, width int, d *Dialog) {
 	var text []string // lines above the choices; "" is a paragraph break
 	indent := -1
 	var last *Option
+	labelLine := "" // the screen line last's label ends on, while it has no description
 	for i, l := range block {
 		if isRule(l) || art(l) {
 			continue
@@ -209,6 +210,7 @@ func parse(block []string, width int, d *Dialog) {
 		if m := optionRE.FindStringSubmatch(l); numbered && m != nil {
 			indent = utf8.RuneCountInString(m[1])
 			last = d.add(m[3])
+			labelLine = l
 			continue
 		}
 		if m := cursorRE.FindStringSubmatch(l); !numbered && i == first && m != nil {
@@ -221,6 +223,11 @@ func parse(block []string, width int, d *Dialog) {
 		switch {
 		case !numbered && col == indent && !counterRE.MatchString(t):
 			last = d.add(t)
+		case numbered && last != nil && col > indent && last.Description == nil && wrapped(labelLine, t, width):
+			// The agent wrapped a long label (Claude's "Yes, and switch to
+			// accept edits …" at 80 columns): its next line is more of it.
+			last.Label = clip(last.Label+" "+t, maxLabel)
+			labelLine = l
 		case numbered && last != nil && col > indent:
 			last.describe(t)
 		default:
@@ -290,6 +297,15 @@ func (d *Dialog) add(s string) *Option {
 		o.describe(cells[1])
 	}
 	return o
+}
+
+// wrapped says whether next continues line as the agent's word wrap left
+// it: next's first word would not have fitted after line within width. A
+// description the author put on its own line starts with a word that
+// would have.
+func wrapped(line, next string, width int) bool {
+	word, _, _ := strings.Cut(next, " ")
+	return utf8.RuneCountInString(strings.TrimRightFunc(line, unicode.IsSpace))+1+utf8.RuneCountInString(word) > width
 }
 
 func (o *Option) describe(s string) {
