@@ -56,6 +56,10 @@ type Pane struct {
 type Option struct {
 	Label       string  `json:"label"`
 	Description *string `json:"description"`
+	// FreeText marks the choice that opens the agent's own text field
+	// (Claude's and pi's "Type something.", OpenCode's "Type your own
+	// answer"): picking it answers nothing until words are typed there.
+	FreeText bool `json:"free_text,omitempty"`
 }
 
 // Card is the answer. The pointer fields are null when unknown.

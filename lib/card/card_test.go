@@ -206,3 +206,43 @@ func TestKindOf(t *testing.T) {
 		}
 	}
 }
+
+// The choice that opens an agent's own text field is marked, and only it:
+// picking it answers nothing until words are typed there, so a surface
+// that cannot type (the web page) must not offer it as a button.
+func TestFreeTextChoice(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		free string // the marked label, "" for none
+	}{
+		{"claude/blocked-question", "Type something."},
+		{"claude/2.1.197/blocked-question", "Type something."},
+		{"opencode/blocked-question", "Type your own answer"},
+		{"pi/blocked-questionnaire", "Type something."},
+		{"qwen/blocked-question", "Type something..."},
+		{"codex/blocked-question", ""}, // "None of the above" is an answer; its notes are optional
+		{"gemini/blocked-question", ""},
+		{"claude/blocked-bash", ""},
+	} {
+		for _, w := range []string{"80", "120"} {
+			name := tc.file + "-w" + w + ".txt"
+			t.Run(name, func(t *testing.T) {
+				f, c := load(t, name)
+				got := Build(Pane{Agent: f.Agent, State: f.State, Detail: f.Detail}, c)
+				var free []string
+				for _, o := range got.Options {
+					if o.FreeText {
+						free = append(free, o.Label)
+					}
+				}
+				want := []string{}
+				if tc.free != "" {
+					want = []string{tc.free}
+				}
+				if len(free) != len(want) || (len(want) == 1 && free[0] != want[0]) {
+					t.Errorf("free-text choices %q, want %q (options %q)", free, want, labels(got))
+				}
+			})
+		}
+	}
+}

@@ -26,6 +26,9 @@ var (
 	hintRE = regexp.MustCompile(`(?i)\besc(ape)?\b[^.]*\b(cancel|interrupt|dismiss)|\benter (to )?(select|confirm|submit|continue)\b|↑↓|↑/↓|\bpress enter\b|\buse enter\b|\btab to (amend|add)\b|\bctrl\+[a-z] to\b`)
 	// A counter under a long list ("(1/29)").
 	counterRE = regexp.MustCompile(`^\(\d+/\d+\)$`)
+	// The choice a question tool offers for an answer of one's own, as the
+	// lab saw each agent label it.
+	freeTextRE = regexp.MustCompile(`(?i)^type (something|your own answer)\b`)
 	cellsRE   = regexp.MustCompile(`\s{2,}`)
 	columnsRE = regexp.MustCompile(`\s{2,}`)
 )
@@ -291,7 +294,7 @@ func (d *Dialog) add(s string) *Option {
 		return nil
 	}
 	cells := columnsRE.Split(strings.TrimSpace(s), 2)
-	d.Options = append(d.Options, Option{Label: clip(cells[0], maxLabel)})
+	d.Options = append(d.Options, Option{Label: clip(cells[0], maxLabel), FreeText: freeTextRE.MatchString(cells[0])})
 	o := &d.Options[len(d.Options)-1]
 	if len(cells) > 1 {
 		o.describe(cells[1])

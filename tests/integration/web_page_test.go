@@ -40,6 +40,15 @@ func TestWebPageInChromium(t *testing.T) {
 	}
 	b.until(btn(a.Pane, "approve", ""), "the approve button", 15*time.Second)
 	b.until(btn(q.Pane, "answer", "2"), "option 2's button", 10*time.Second)
+	// "4. Type something." opens Claude's own text field: shown, no button.
+	var free struct {
+		Button bool
+		Note   string
+	}
+	b.eval(fmt.Sprintf("({Button: !!%s, Note: %s?.querySelector('.note.free[data-free=\"4\"]')?.textContent || ''})", btn(q.Pane, "answer", "4"), card(q.Pane)), &free)
+	if free.Button || !strings.Contains(free.Note, "4. Type something.") {
+		t.Errorf("the free-text choice: button %v, note %q; want no button and a note", free.Button, free.Note)
+	}
 	var path string
 	b.eval("location.pathname + location.hash", &path)
 	if path != "/" {
