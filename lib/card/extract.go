@@ -29,8 +29,8 @@ var (
 	// The choice a question tool offers for an answer of one's own, as the
 	// lab saw each agent label it.
 	freeTextRE = regexp.MustCompile(`(?i)^type (something|your own answer)\b`)
-	cellsRE   = regexp.MustCompile(`\s{2,}`)
-	columnsRE = regexp.MustCompile(`\s{2,}`)
+	cellsRE    = regexp.MustCompile(`\s{2,}`)
+	columnsRE  = regexp.MustCompile(`\s{2,}`)
 )
 
 // frames are the runes a dialog draws down its sides.
