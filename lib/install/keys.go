@@ -462,8 +462,9 @@ func TmaCall(command string) string {
 }
 
 // Shadowed names each binding the managed file would replace: a key it
-// binds that is bound now to something that is not tma. Later bindings of
-// a key win, as in tmux.
+// binds that is bound now to something that is not tma, as tmux's default
+// when it is the command tmux binds there, else as the user's. Later
+// bindings of a key win, as in tmux.
 func Shadowed(s KeysSpec, now []Bound) []string {
 	cur := map[[2]string]string{}
 	for _, b := range now {
@@ -478,7 +479,11 @@ func Shadowed(s KeysSpec, now []Bound) []string {
 		if r := []rune(cmd); len(r) > 72 {
 			cmd = string(r[:71]) + "…"
 		}
-		out = append(out, fmt.Sprintf("replaces your %s %s: %s", table, key, cmd))
+		whose := "your"
+		if Stock(table, key, cmd) {
+			whose = "tmux's default"
+		}
+		out = append(out, fmt.Sprintf("replaces %s %s %s: %s", whose, table, key, cmd))
 	}
 	for _, b := range Bindings {
 		if k := s.Key(b); k != "" {

@@ -83,6 +83,32 @@ func TestShadowed(t *testing.T) {
 	}
 }
 
+// TestShadowedStock: a key tmux binds by default is named as tmux's, not
+// the user's (the status-line clicks --mouse takes over, a prefix key a
+// user moved a binding onto); the user's own command on it is theirs.
+func TestShadowedStock(t *testing.T) {
+	now := ParseListKeys(`bind-key    -T root         MouseDown1Status     select-window -t =
+bind-key    -T root         MouseDown3Status     display-menu -T "#[align=centre]#{window_index}:#{window_name}" -t = -x W -y W Kill X { kill-window }
+bind-key    -T root         MouseDown1StatusRight run-shell 'my-clock'
+bind-key    -T prefix       w                    choose-tree -Zw
+`)
+	got := strings.Join(Shadowed(KeysSpec{Mouse: true, Keys: map[string]string{"picker": "w"}}, now), "\n")
+	for _, w := range []string{
+		"replaces tmux's default root MouseDown1Status: select-window -t =",
+		"replaces tmux's default root MouseDown3Status: display-menu",
+		"replaces your root MouseDown1StatusRight: run-shell 'my-clock'",
+		"replaces tmux's default prefix w: choose-tree -Zw",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("Shadowed lacks %q:\n%s", w, got)
+		}
+	}
+	// 3.7c's default left click switches the client instead.
+	if !Stock("root", "MouseDown1Status", "switch-client -t =") || Stock("prefix", "w", "kill-server") || Stock("prefix", "h", "select-pane -L") {
+		t.Error("Stock misjudged a binding")
+	}
+}
+
 func TestResolveKeys(t *testing.T) {
 	k, err := ResolveKeys(map[string]string{"blocked": "C-g", "picker": ""}, "[keys] ")
 	if err != nil || k["blocked"] != "C-g" || k["picker"] != "" || k["home"] != "h" {

@@ -122,7 +122,7 @@ func TestPluginBindsChosenKeysAndStartsTheDaemon(t *testing.T) {
 		want := "keys bound from " + tma
 		switch {
 		case run == 1 && (!strings.HasPrefix(got, want+"; replaces your prefix h: select-pane -L; ") ||
-			!strings.Contains(got, "replaces your root MouseDown1Status: ") || !strings.HasSuffix(got, " (@tma-key-<name> moves a key)")):
+			!strings.Contains(got, "replaces tmux's default root MouseDown1Status: ") || !strings.HasSuffix(got, " (@tma-key-<name> moves a key)")):
 			t.Errorf("run 1: @tma-plugin-status = %q, want the bindings it replaced named", got)
 		case run == 2 && got != want:
 			// The second run replaces only tma's own bindings.
