@@ -207,3 +207,51 @@ func TestDoctorFindsTheLaunchersDaemon(t *testing.T) {
 		}
 	}
 }
+
+// TestShellMeetsTheDaemonOfAServerWithoutXDG: the tmux server runs with no
+// XDG_RUNTIME_DIR (its daemon lives in tma-<uid> under $TMPDIR) and this
+// shell has one: its commands still reach that daemon (reload signals it,
+// doctor calls it running with no note), where before they looked only in
+// their own runtime directory and found none.
+func TestShellMeetsTheDaemonOfAServerWithoutXDG(t *testing.T) {
+	e := newEnv(t, "")
+	tmp := t.TempDir()
+	e.s.MustRun("set-environment", "-gu", "XDG_RUNTIME_DIR")
+	for _, kv := range [][2]string{{"PATH", binDir + ":" + os.Getenv("PATH")}, {"TMPDIR", tmp}, {"HOME", e.home}} {
+		e.s.MustRun("set-environment", "-g", kv[0], kv[1])
+	}
+	theirs := daemon.ForEnv(e.s.Socket, func(k string) string {
+		if k == "TMPDIR" {
+			return tmp
+		}
+		return ""
+	})
+	if !strings.HasPrefix(theirs.Dir, tmp) {
+		// os.TempDir reads the process's TMPDIR, not getenv: set it for
+		// the lookup the test itself makes.
+		t.Setenv("TMPDIR", tmp)
+		theirs = daemon.ForEnv(e.s.Socket, func(string) string { return "" })
+	}
+	t.Cleanup(func() {
+		if r, _ := daemon.Find(theirs); r != nil {
+			_ = r.Stop()
+			for i := 0; i < 200; i++ {
+				if r, _ := daemon.Find(theirs); r == nil {
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	})
+	e.s.MustRun("run-shell", filepath.Join(binDir, "tma")+` --socket-path "#{socket_path}" daemon --ensure >/dev/null 2>&1`)
+	e.s.WaitFor(func() bool { r, _ := daemon.Find(theirs); return r != nil }, "the server's daemon under $TMPDIR")
+	e.s.WaitFor(func() bool { h, _ := daemon.Ask(theirs, time.Second); return h != nil }, "the daemon's socket")
+	out, errs, code := e.tmaEnv([]string{"TMPDIR=" + tmp}, "reload")
+	if code != 0 || !strings.Contains(out, "reloaded the daemon's config") {
+		t.Errorf("reload from a shell with its own XDG_RUNTIME_DIR: exit %d\n%s%s", code, out, errs)
+	}
+	out, _, _ = e.tmaEnv([]string{"TMPDIR=" + tmp}, "doctor")
+	if !strings.Contains(out, "daemon:  running ("+theirs.Socket+")\n") || strings.Contains(out, "not this shell's") {
+		t.Errorf("doctor from that shell:\n%s", out)
+	}
+}

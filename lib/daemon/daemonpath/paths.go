@@ -46,12 +46,51 @@ func Dir(getenv func(string) string) string {
 // first 16 hex digits of the SHA-256 of the socket path.
 func For(server string) Paths { return ForEnv(server, os.Getenv) }
 
-// ForEnv is For with an explicit environment.
+// ForEnv is For with an explicit environment. When this environment's
+// directory holds no socket for the server but the other place a daemon of
+// this user starts in does (the systemd runtime directory, or tma-<uid>
+// under $TMPDIR), that one is the server's daemon: a tmux server started
+// where XDG_RUNTIME_DIR was set and a shell where it is not (su, cron, an
+// ssh session without a login manager), or the other way round, still meet
+// at one daemon. The look costs a stat or two, only when no daemon is in
+// the first place.
 func ForEnv(server string, getenv func(string) string) Paths {
 	sum := sha256.Sum256([]byte(server))
+	name := hex.EncodeToString(sum[:8])
 	dir := Dir(getenv)
-	base := filepath.Join(dir, hex.EncodeToString(sum[:8]))
+	if !exists(filepath.Join(dir, name+".sock")) {
+		for _, alt := range otherDirs() {
+			if alt != dir && exists(filepath.Join(alt, name+".sock")) && ours(alt) {
+				dir = alt
+				break
+			}
+		}
+	}
+	base := filepath.Join(dir, name)
 	return Paths{Server: server, Dir: dir, Socket: base + ".sock", Lock: base + ".lock", Log: base + ".log", Config: base + ".config.toml", Upgraded: base + ".upgraded", StatusRun: base + ".status"}
+}
+
+// otherDirs are the runtime directories a daemon of this user starts in
+// under some other environment: systemd's per-user runtime directory, and
+// the $TMPDIR fallback Dir takes where XDG_RUNTIME_DIR is unset.
+var otherDirs = func() []string {
+	uid := strconv.Itoa(os.Getuid())
+	return []string{filepath.Join("/run/user", uid, "tma"), filepath.Join(os.TempDir(), "tma-"+uid)}
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// ours: a directory this user owns and no one else may write, so another
+// user cannot plant a socket tma would then talk to.
+func ours(dir string) bool {
+	st, err := os.Lstat(dir)
+	if err != nil || !st.IsDir() || st.Mode().Perm()&0o022 != 0 {
+		return false
+	}
+	return ownedByMe(st)
 }
 
 // ServerPath is the #{socket_path} of the server t names, worked out the
