@@ -38,9 +38,9 @@ func TestBundled(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
-		"approve":   {"claude", "codex", "gemini", "opencode", "qwen"},
-		"deny":      {"claude", "codex", "gemini", "opencode", "qwen"},
-		"interrupt": {"claude", "codex", "gemini", "pi", "qwen"},
+		"approve":   {"claude", "codex", "copilot", "gemini", "opencode", "qwen"},
+		"deny":      {"claude", "codex", "copilot", "gemini", "opencode", "qwen"},
+		"interrupt": {"claude", "codex", "copilot", "gemini", "pi", "qwen"},
 		"compact":   {"claude"},
 		"steer":     {"claude", "codex", "gemini", "opencode", "pi"},
 		"steer_now": {"claude", "codex"},
@@ -208,7 +208,7 @@ func TestLoadSkipsBrokenUserFiles(t *testing.T) {
 		t.Errorf("problems %v", s.Problems)
 	}
 	known := func(n string) bool {
-		return n == "claude" || n == "codex" || n == "gemini" || n == "opencode" || n == "pi" || n == "qwen"
+		return n == "claude" || n == "codex" || n == "gemini" || n == "opencode" || n == "pi" || n == "qwen" || n == "copilot"
 	}
 	if diff := cmp.Diff([]string{`mine: names unknown agent "claudee"`}, s.UnknownAgents(known)); diff != "" {
 		t.Error(diff)

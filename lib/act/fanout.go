@@ -25,7 +25,9 @@ func (a *Action) AnswersPrompt(force bool) bool {
 }
 
 // Declines reports whether every arm of a keys action says no: each key
-// sequence is Escape alone (every dialog's own "no" key, docs/actions.md),
+// sequence is Escape alone (every dialog's own "no" key, docs/actions.md)
+// or Ctrl+C alone (a cancel, which no agent reads as a yes: Copilot's
+// interrupt),
 // each [hook] arm replies deny and each [api] arm rejects. deny, dismiss and
 // interrupt are declines.
 func (a *Action) Declines() bool {
@@ -33,7 +35,7 @@ func (a *Action) Declines() bool {
 		return false
 	}
 	for _, seq := range a.Keys {
-		if len(seq) != 1 || seq[0] != "Escape" {
+		if len(seq) != 1 || (seq[0] != "Escape" && seq[0] != "C-c") {
 			return false
 		}
 	}

@@ -47,6 +47,8 @@ func TestFanOutRefusal(t *testing.T) {
 		{"keys with no state gate", user("kind = \"keys\"\n[keys]\nclaude = [\"y\"]\n"), true},
 		{"Escape with no state gate", user("kind = \"keys\"\n[keys]\nclaude = [\"Escape\"]\n"), false},
 		{"Escape on blocked", user("kind = \"keys\"\nwhen = { state = [\"blocked\"] }\n[keys]\nclaude = [\"Escape\"]\ncodex = [\"Escape\"]\n"), false},
+		{"Ctrl+C on blocked", user("kind = \"keys\"\nwhen = { state = [\"blocked\"] }\n[keys]\ncopilot = [\"C-c\"]\n"), false},
+		{"Ctrl+C, then y", user("kind = \"keys\"\nwhen = { state = [\"blocked\"] }\n[keys]\ncopilot = [\"C-c\", \"y\"]\n"), true},
 		{"Escape, then Enter", user("kind = \"keys\"\nwhen = { state = [\"blocked\"] }\n[keys]\nclaude = [\"Escape\", \"Enter\"]\n"), true},
 		{"Escape with an allow over the lane", user("kind = \"keys\"\nwhen = { state = [\"blocked\"] }\n[keys]\nclaude = [\"Escape\"]\n[hook]\nclaude = { reply = \"allow\" }\n"), true},
 		{"Escape with an api once", user("kind = \"keys\"\nwhen = { state = [\"blocked\"] }\n[keys]\nopencode = [\"Escape\"]\n[api]\nopencode = { op = \"permission-reply\", reply = \"once\" }\n"), true},

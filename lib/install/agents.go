@@ -78,6 +78,9 @@ func Adapters() []Adapter {
 		// Qwen Code (issue 30): Claude's hook events and entry shape in
 		// ~/.qwen/settings.json.
 		&jsonHooks{name: "qwen", path: QwenSettings, shape: groupShape},
+		// GitHub Copilot CLI (issue 30): its own camelCase events in
+		// ~/.copilot/settings.json, each entry {"type":"command","bash":…}.
+		&jsonHooks{name: "copilot", path: CopilotSettings, shape: bashShape},
 	}
 }
 

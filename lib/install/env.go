@@ -44,10 +44,11 @@ const (
 	CursorCLIConfig PathKey = "cursor-cli-config"
 	PiExtension     PathKey = "pi-extension"
 	QwenSettings    PathKey = "qwen-settings"
+	CopilotSettings PathKey = "copilot-settings"
 )
 
 // PathKeys lists every key, in documentation order.
-var PathKeys = []PathKey{ClaudeSettings, CodexConfig, CodexHooks, GeminiSettings, OpencodePlugin, CursorHooks, CursorCLIConfig, PiExtension, QwenSettings}
+var PathKeys = []PathKey{ClaudeSettings, CodexConfig, CodexHooks, GeminiSettings, OpencodePlugin, CursorHooks, CursorCLIConfig, PiExtension, QwenSettings, CopilotSettings}
 
 // Var is the environment variable for a key: TMA_ and the key in capitals.
 func (k PathKey) Var() string {
@@ -95,6 +96,12 @@ func (e Env) Path(k PathKey) string {
 		return filepath.Join(home, ".cursor", "cli-config.json")
 	case QwenSettings:
 		return filepath.Join(home, ".qwen", "settings.json")
+	case CopilotSettings:
+		// Copilot CLI keeps its config under $COPILOT_HOME (default ~/.copilot).
+		if d := e.Getenv("COPILOT_HOME"); d != "" {
+			return filepath.Join(e.expand(d), "settings.json")
+		}
+		return filepath.Join(home, ".copilot", "settings.json")
 	case PiExtension:
 		if d := e.Getenv("PI_CODING_AGENT_DIR"); d != "" {
 			return filepath.Join(e.expand(d), "extensions", "tma.js")

@@ -18,13 +18,25 @@ const (
 	groupShape hookShape = iota
 	// flatShape: {"version":1,"hooks":{"<event>":[{"command":"…"}]}} (cursor).
 	flatShape
+	// bashShape: {"hooks":{"<event>":[{"type":"command","bash":"…"}]}} (copilot:
+	// a hook names its Unix command under "bash", its Windows one under
+	// "powershell").
+	bashShape
 )
+
+// key is the member an entry's command string sits in.
+func (s hookShape) key() string {
+	if s == bashShape {
+		return "bash"
+	}
+	return "command"
+}
 
 // entry is one tma-hook command found in the hooks object.
 type entry struct {
 	event    string // the member it sits under
 	elem     int    // index in that event's array
-	hook     int    // index in the group's hooks array; -1 in flatShape
+	hook     int    // index in the group's hooks array; -1 in flatShape and bashShape
 	cmd      string
 	ref      string
 	cmdEvent string
@@ -33,11 +45,17 @@ type entry struct {
 
 func (s hookShape) entry(cmd string) []byte {
 	var v any
-	if s == flatShape {
+	switch s {
+	case flatShape:
 		v = struct {
 			Command string `json:"command"`
 		}{cmd}
-	} else {
+	case bashShape:
+		v = struct {
+			Type string `json:"type"`
+			Bash string `json:"bash"`
+		}{"command", cmd}
+	default:
 		type h struct {
 			Type    string `json:"type"`
 			Command string `json:"command"`
@@ -87,8 +105,8 @@ func (s hookShape) entries(src []byte, root *jsonedit.Node, agent string, refs R
 			continue
 		}
 		for ei, el := range m.Value.Elems {
-			if s == flatShape {
-				if c, ok := el.Get("command").Str(src); ok {
+			if s != groupShape {
+				if c, ok := el.Get(s.key()).Str(src); ok {
 					if ref, a, ev, ok := refs.Parse(c); ok && a == agent {
 						out = append(out, entry{event: m.Key, elem: ei, hook: -1, cmd: c, ref: ref, cmdEvent: ev, alone: true})
 					}
@@ -252,7 +270,7 @@ func blankOrEmptyObject(s string) bool {
 // setCommand rewrites one entry's command string in place.
 func (s hookShape) setCommand(src []byte, root *jsonedit.Node, e entry, cmd string) []byte {
 	el := root.Lookup("hooks", e.event).Elems[e.elem]
-	n := el.Get("command")
+	n := el.Get(s.key())
 	if s == groupShape {
 		n = el.Get("hooks").Elems[e.hook].Get("command")
 	}

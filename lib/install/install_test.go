@@ -116,3 +116,42 @@ func TestRefsKnowAWrapperNotNamedTmaHook(t *testing.T) {
 		t.Fatalf("uninstall (%v):\n%s", err, back)
 	}
 }
+
+// TestCopilotBashShape: Copilot's hook entries name their command under "bash"
+// ({"type":"command","bash":…} under hooks.<event>); an install writes that shape beside the
+// user's own entry, finds its own again (a re-install changes nothing, check is clean) and an
+// uninstall gives back the file as it was.
+func TestCopilotBashShape(t *testing.T) {
+	dir := t.TempDir()
+	wrap := filepath.Join(dir, "bin", "tma-hook")
+	os.MkdirAll(filepath.Dir(wrap), 0o755)
+	os.WriteFile(wrap, []byte("#!/bin/sh\n"), 0o755)
+	env := map[string]string{"PATH": filepath.Dir(wrap), "HOME": dir}
+	e := Env{Getenv: func(k string) string { return env[k] }}
+	w := &Wrapper{File: wrap, Ref: wrap, Mode: RefAbsolute}
+	spec := hookSpec{shape: bashShape, agent: "copilot", events: []string{"agentStop", "sessionStart"}, path: "settings.json", refs: e.Refs(w, "")}
+	orig := []byte("{\n  \"banner\": \"never\",\n  \"hooks\": {\n    \"agentStop\": [\n      {\n        \"type\": \"command\",\n        \"bash\": \"./audit.sh\"\n      }\n    ]\n  }\n}\n")
+	out, err := spec.install(e, orig, w, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"bash": "` + wrap + ` copilot agentStop"`, `"bash": "` + wrap + ` copilot sessionStart"`, `"bash": "./audit.sh"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("install lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), `"command": "`+wrap) || strings.Count(string(out), `"type": "command"`) != 3 {
+		t.Errorf("each entry is {\"type\": \"command\", \"bash\": …}:\n%s", out)
+	}
+	again, err := spec.install(e, out, w, false)
+	if err != nil || string(again) != string(out) {
+		t.Fatalf("re-install changed the file (%v):\n%s", err, again)
+	}
+	if probs, wired, err := spec.check(e, out, w); err != nil || !wired || len(probs) > 0 {
+		t.Fatalf("check: %v %v %v", probs, wired, err)
+	}
+	back, err := spec.uninstall(out)
+	if err != nil || string(back) != string(orig) {
+		t.Fatalf("uninstall (%v):\n%s", err, back)
+	}
+}

@@ -7,7 +7,7 @@ package manifest
 import "github.com/tmaproject/tma/lib/screen"
 
 // bundledNames lists the bundled agents in name order.
-var bundledNames = []string{"claude", "codex", "cursor", "gemini", "opencode", "pi", "qwen"}
+var bundledNames = []string{"claude", "codex", "copilot", "cursor", "gemini", "opencode", "pi", "qwen"}
 
 // bundledAgent returns a fresh copy of the bundled manifest called name, nil for none.
 func bundledAgent(name string) *Agent {
@@ -716,6 +716,277 @@ func bundledAgent(name string) *Agent {
 			Telemetry: &Telemetry{
 				Context: &TelemetryContext{Channel: "file-tail", Format: "codex-rollout-jsonl"},
 			},
+			aliases: map[string]string{},
+		}
+	case "copilot":
+		return &Agent{
+			Name:             "copilot",
+			Source:           "bundled:copilot.toml",
+			Bundled:          true,
+			Digest:           "a8118faa65f4a56e",
+			MinEngineVersion: "0.1",
+			ProcessNames:     []string{"copilot", "node"},
+			TitlePatterns:    []*Regex{lazyRegex(`(^|\s-\s)GitHub Copilot$`)},
+			Hooks: &Hooks{
+				Covers: []string{"working", "idle", "blocked", "lifecycle"},
+				Map: []HookMap{
+					{
+						Event: "sessionStart",
+						Claim: Claim{Lifecycle: "start"},
+					},
+					{
+						Event: "userPromptSubmitted",
+						Claim: Claim{State: "working"},
+					},
+					{
+						Event: "preToolUse",
+						Claim: Claim{State: "working"},
+					},
+					{
+						Event: "postToolUse",
+						Claim: Claim{State: "working"},
+					},
+					{
+						Event: "permissionRequest",
+						Claim: Claim{State: "blocked", Detail: "permission"},
+					},
+					{
+						Event:   "notification",
+						Matcher: lazyRegex(`"notification_type"\s*:\s*"elicitation_dialog"`),
+						Claim:   Claim{State: "blocked", Detail: "question"},
+					},
+					{
+						Event:   "notification",
+						Matcher: lazyRegex(`"notification_type"\s*:\s*"permission_prompt"`),
+						Claim:   Claim{State: "blocked", Detail: "permission"},
+					},
+					{
+						Event:   "agentStop",
+						Claim:   Claim{State: "idle"},
+						TurnEnd: true,
+					},
+					{
+						Event: "sessionEnd",
+						Claim: Claim{Lifecycle: "end"},
+					},
+				},
+			},
+			Visible: []string{"working", "idle", "blocked"},
+			Rules: []Rule{
+				{
+					State:    "blocked",
+					Detail:   "permission",
+					Label:    "permission-dialog",
+					Priority: 100,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*│\s*Do you want to\s+\w`,
+								Re:   lazyRegex(`^\s*│\s*Do you want to\s+\w`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*│\s*❯\s*1\.?\s+Yes\b`,
+								Re:   lazyRegex(`^\s*│\s*❯\s*1\.?\s+Yes\b`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `\bto navigate\b.*\benter to select\b`,
+								Re:   lazyRegex(`\bto navigate\b.*\benter to select\b`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `(?m)^─{8,}\s*\n❯`,
+										Re:   lazyRegex(`(?m)(?m)^─{8,}\s*\n❯`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    1,
+					State:    "blocked",
+					Detail:   "question",
+					Label:    "question-form",
+					Priority: 120,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*Copilot needs information\b`,
+								Re:   lazyRegex(`^\s*Copilot needs information\b`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `\benter accept\b.*\bdecline\b`,
+								Re:   lazyRegex(`\benter accept\b.*\bdecline\b`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `(?m)^─{8,}\s*\n❯`,
+										Re:   lazyRegex(`(?m)(?m)^─{8,}\s*\n❯`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    2,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-trust",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*│\s*Confirm folder trust\b`,
+								Re:   lazyRegex(`^\s*│\s*Confirm folder trust\b`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*│\s*❯\s*1\.?\s+Yes\b`,
+								Re:   lazyRegex(`^\s*│\s*❯\s*1\.?\s+Yes\b`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `(?m)^─{8,}\s*\n❯`,
+										Re:   lazyRegex(`(?m)(?m)^─{8,}\s*\n❯`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    3,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-login",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(12)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*(What account do you want to log|How do you want to sign in)\b`,
+								Re:   lazyRegex(`^\s*(What account do you want to log|How do you want to sign in)\b`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*❯\s*1\.?\s+\S`,
+								Re:   lazyRegex(`^\s*❯\s*1\.?\s+\S`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `\bto navigate\b.*\benter to select\b`,
+								Re:   lazyRegex(`\bto navigate\b.*\benter to select\b`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `(?m)^─{8,}\s*\n❯`,
+										Re:   lazyRegex(`(?m)(?m)^─{8,}\s*\n❯`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 12},
+				},
+				{
+					Index:    4,
+					State:    "working",
+					Label:    "working-footer",
+					Priority: 100,
+					Region:   "bottom_non_empty_lines(1)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `\bWorking\b.*\besc\b`,
+						Re:   lazyRegex(`\bWorking\b.*\besc\b`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 1},
+				},
+				{
+					Index:  5,
+					State:  "idle",
+					Label:  "input-box",
+					Region: "bottom_non_empty_lines(4)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^─{8,}\s*\n❯`,
+								Re:   lazyRegex(`(?m)(?m)^─{8,}\s*\n❯`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `\bopen sidebar\b`,
+								Re:   lazyRegex(`\bopen sidebar\b`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 4},
+				},
+			},
+			Modes: []Mode{
+				{
+					Name:   "interactive",
+					Region: "bottom_non_empty_lines(1)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `\bopen sidebar\s*·\s*Interactive\b`,
+						Re:   lazyRegex(`\bopen sidebar\s*·\s*Interactive\b`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 1},
+				},
+				{
+					Name:   "plan",
+					Region: "bottom_non_empty_lines(1)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `^\s*(\S+\s+open sidebar\s*·\s*)?Plan\s*·`,
+						Re:   lazyRegex(`^\s*(\S+\s+open sidebar\s*·\s*)?Plan\s*·`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 1},
+				},
+				{
+					Name:   "autopilot",
+					Region: "bottom_non_empty_lines(1)",
+					Match: &Match{
+						Kind: MatchLineRegex,
+						Text: `^\s*(\S+\s+open sidebar\s*·\s*)?Autopilot\s*·`,
+						Re:   lazyRegex(`^\s*(\S+\s+open sidebar\s*·\s*)?Autopilot\s*·`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 1},
+				},
+			},
+			Details: map[string]Detail{},
 			aliases: map[string]string{},
 		}
 	case "cursor":

@@ -77,6 +77,20 @@ base_url = "http://127.0.0.1:9" # keep me
 }
 `,
 	},
+	"copilot": {
+		".copilot/settings.json": `{
+  "banner": "never",
+  "hooks": {
+    "agentStop": [
+      {
+        "type": "command",
+        "bash": "./audit.sh"
+      }
+    ]
+  }
+}
+`,
+	},
 }
 
 // createdFiles are the files install creates for an agent in an empty HOME.
@@ -88,6 +102,7 @@ var agentFiles = map[string][]string{
 	"opencode": {".config/opencode/plugin/tma.js"},
 	"pi":       {".pi/agent/extensions/tma.js"},
 	"qwen":     {".qwen/settings.json"},
+	"copilot":  {".copilot/settings.json"},
 }
 
 func TestRoundTripSeeded(t *testing.T) {

@@ -28,6 +28,14 @@ var screenOnly = map[string]map[string]string{
 	"gemini": {"working-tool": "approve fires no event until AfterTool"},
 	// Approving Codex's prompt fires nothing until PostToolUse.
 	"codex": {"working-tool": "approve fires no event until PostToolUse"},
+	// Approving Copilot's prompt fires nothing until postToolUse; a Ctrl+C on
+	// a running turn fires nothing, so the mode steps after the interrupt
+	// still hold its working claim (the screen's idle footer releases it).
+	"copilot": {
+		"working-tool":        "approve fires no event until postToolUse",
+		"idle-mode-plan":      "no event since the interrupt",
+		"idle-mode-autopilot": "no event since the interrupt",
+	},
 	// pi's permission-gate example asks through ctx.ui.select inside its
 	// tool_call handler: no event marks the dialog.
 	// confirm-destructive.ts asks inside session_before_switch/_fork, which

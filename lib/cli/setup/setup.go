@@ -35,6 +35,7 @@ type hooksCmd struct {
 	CursorCLIConfig string `name:"cursor-cli-config" placeholder:"PATH" help:"cursor cli-config.json, for the statusline shim (env TMA_CURSOR_CLI_CONFIG)."`
 	PiExtension     string `name:"pi-extension" placeholder:"PATH" help:"the pi extension file (env TMA_PI_EXTENSION; default $PI_CODING_AGENT_DIR/extensions/tma.js, ~/.pi/agent/extensions/tma.js)."`
 	QwenSettings    string `name:"qwen-settings" placeholder:"PATH" help:"qwen settings.json (env TMA_QWEN_SETTINGS; default ~/.qwen/settings.json)."`
+	CopilotSettings string `name:"copilot-settings" placeholder:"PATH" help:"copilot settings.json (env TMA_COPILOT_SETTINGS; default $COPILOT_HOME/settings.json, ~/.copilot/settings.json)."`
 }
 
 func (h *hooksCmd) flags() map[string]string {
@@ -48,6 +49,7 @@ func (h *hooksCmd) flags() map[string]string {
 		string(install.CursorCLIConfig): h.CursorCLIConfig,
 		string(install.PiExtension):     h.PiExtension,
 		string(install.QwenSettings):    h.QwenSettings,
+		string(install.CopilotSettings): h.CopilotSettings,
 	}
 }
 
