@@ -62,8 +62,11 @@ func (e *env) ensure() *daemon.Running {
 }
 
 // stopDaemon SIGTERMs whatever daemon holds the lock and waits for it.
-func (e *env) stopDaemon() {
-	p := e.paths()
+func (e *env) stopDaemon() { stopDaemonAt(e.paths()) }
+
+// stopDaemonAt stops the daemon at p, if one runs, and waits (10 s at
+// most) for its lock to be free.
+func stopDaemonAt(p daemon.Paths) {
 	r, _ := daemon.Find(p)
 	if r == nil {
 		return

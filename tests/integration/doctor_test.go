@@ -183,17 +183,7 @@ func TestDoctorFindsTheLaunchersDaemon(t *testing.T) {
 		}
 		return os.Getenv(k)
 	})
-	t.Cleanup(func() {
-		if r, _ := daemon.Find(theirs); r != nil {
-			_ = r.Stop()
-			for i := 0; i < 200; i++ {
-				if r, _ := daemon.Find(theirs); r == nil {
-					return
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		}
-	})
+	t.Cleanup(func() { stopDaemonAt(theirs) })
 	e.s.MustRun("run-shell", filepath.Join(binDir, "tma")+` --socket-path "#{socket_path}" daemon --ensure >/dev/null 2>&1`)
 	e.s.WaitFor(func() bool { r, _ := daemon.Find(theirs); return r != nil }, "the launcher's daemon")
 	out, _, _ := e.tma("doctor")
@@ -232,17 +222,7 @@ func TestShellMeetsTheDaemonOfAServerWithoutXDG(t *testing.T) {
 		t.Setenv("TMPDIR", tmp)
 		theirs = daemon.ForEnv(e.s.Socket, func(string) string { return "" })
 	}
-	t.Cleanup(func() {
-		if r, _ := daemon.Find(theirs); r != nil {
-			_ = r.Stop()
-			for i := 0; i < 200; i++ {
-				if r, _ := daemon.Find(theirs); r == nil {
-					return
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		}
-	})
+	t.Cleanup(func() { stopDaemonAt(theirs) })
 	e.s.MustRun("run-shell", filepath.Join(binDir, "tma")+` --socket-path "#{socket_path}" daemon --ensure >/dev/null 2>&1`)
 	e.s.WaitFor(func() bool { r, _ := daemon.Find(theirs); return r != nil }, "the server's daemon under $TMPDIR")
 	e.s.WaitFor(func() bool { h, _ := daemon.Ask(theirs, time.Second); return h != nil }, "the daemon's socket")
