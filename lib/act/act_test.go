@@ -38,8 +38,8 @@ func TestBundled(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
-		"approve":   {"claude", "codex", "copilot", "gemini", "opencode", "qwen"},
-		"deny":      {"claude", "codex", "copilot", "gemini", "opencode", "qwen"},
+		"approve":   {"claude", "codex", "copilot", "crush", "gemini", "opencode", "qwen"},
+		"deny":      {"claude", "codex", "copilot", "crush", "gemini", "opencode", "qwen"},
 		"interrupt": {"claude", "codex", "copilot", "gemini", "pi", "qwen"},
 		"compact":   {"claude"},
 		"steer":     {"claude", "codex", "gemini", "opencode", "pi"},
@@ -208,7 +208,7 @@ func TestLoadSkipsBrokenUserFiles(t *testing.T) {
 		t.Errorf("problems %v", s.Problems)
 	}
 	known := func(n string) bool {
-		return n == "claude" || n == "codex" || n == "gemini" || n == "opencode" || n == "pi" || n == "qwen" || n == "copilot"
+		return n == "claude" || n == "codex" || n == "gemini" || n == "opencode" || n == "pi" || n == "qwen" || n == "copilot" || n == "crush"
 	}
 	if diff := cmp.Diff([]string{`mine: names unknown agent "claudee"`}, s.UnknownAgents(known)); diff != "" {
 		t.Error(diff)

@@ -265,11 +265,11 @@ func TestProcessNamesAndSkips(t *testing.T) {
 	}
 	// The agents line does not say "no issues" above what it lists
 	// (issue 27 item 19).
-	if !strings.Contains(text, "\nagents:  8 loaded, 1 note:\n  - claude: process_names entry") || strings.Contains(text, "no issues\n  - claude") {
+	if !strings.Contains(text, "\nagents:  9 loaded, 1 note:\n  - claude: process_names entry") || strings.Contains(text, "no issues\n  - claude") {
 		t.Errorf("the agents line with a note:\n%s", text)
 	}
 	f.Manifests.Override("codex", true, []string{"another-very-long-name"})
-	if _, text := Diagnose(f); !strings.Contains(text, "\nagents:  8 loaded, 2 notes:\n") {
+	if _, text := Diagnose(f); !strings.Contains(text, "\nagents:  9 loaded, 2 notes:\n") {
 		t.Errorf("the agents line with two notes:\n%s", text)
 	}
 }

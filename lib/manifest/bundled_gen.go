@@ -7,7 +7,7 @@ package manifest
 import "github.com/tmaproject/tma/lib/screen"
 
 // bundledNames lists the bundled agents in name order.
-var bundledNames = []string{"claude", "codex", "copilot", "cursor", "gemini", "opencode", "pi", "qwen"}
+var bundledNames = []string{"claude", "codex", "copilot", "crush", "cursor", "gemini", "opencode", "pi", "qwen"}
 
 // bundledAgent returns a fresh copy of the bundled manifest called name, nil for none.
 func bundledAgent(name string) *Agent {
@@ -984,6 +984,165 @@ func bundledAgent(name string) *Agent {
 						Re:   lazyRegex(`^\s*(\S+\s+open sidebar\s*·\s*)?Autopilot\s*·`),
 					},
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 1},
+				},
+			},
+			Details: map[string]Detail{},
+			aliases: map[string]string{},
+		}
+	case "crush":
+		return &Agent{
+			Name:             "crush",
+			Source:           "bundled:crush.toml",
+			Bundled:          true,
+			Digest:           "768fdd398763ad81",
+			MinEngineVersion: "0.1",
+			ProcessNames:     []string{"crush", "node"},
+			TitlePatterns:    []*Regex{lazyRegex(`^crush\s`)},
+			Visible:          []string{"working", "idle", "blocked"},
+			Rules: []Rule{
+				{
+					State:    "blocked",
+					Detail:   "permission",
+					Label:    "permission-box",
+					Priority: 100,
+					Region:   "bottom_non_empty_lines(40)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `│\s+Permission Required\b`,
+								Re:   lazyRegex(`│\s+Permission Required\b`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `\bAllow\s+Allow for Session\s+Deny\b`,
+								Re:   lazyRegex(`\bAllow\s+Allow for Session\s+Deny\b`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^\s*esc\s+(cancel|press again to cancel|clear queue)\b.*\s*\z`,
+								Re:   lazyRegex(`(?m)(?m)^\s*esc\s+(cancel|press again to cancel|clear queue)\b.*\s*\z`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 40},
+				},
+				{
+					Index:    1,
+					State:    "blocked",
+					Detail:   "question",
+					Label:    "question-help",
+					Priority: 120,
+					Region:   "bottom_non_empty_lines(3)",
+					Match: &Match{
+						Kind: MatchRegex,
+						Text: `(?m)\benter select\b.*\bquick select\b.*\s*\z`,
+						Re:   lazyRegex(`(?m)(?m)\benter select\b.*\bquick select\b.*\s*\z`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 3},
+				},
+				{
+					Index:    2,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-initialize",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(20)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*Would you like to initialize this project\b`,
+								Re:   lazyRegex(`^\s*Would you like to initialize this project\b`),
+							},
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*Yep\W*\s+Nope\b`,
+								Re:   lazyRegex(`^\s*Yep\W*\s+Nope\b`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^\s*ctrl\+c quit\b.*\s*\z`,
+								Re:   lazyRegex(`(?m)(?m)^\s*ctrl\+c quit\b.*\s*\z`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 20},
+				},
+				{
+					Index:    3,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-model",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(30)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `\bchoose a provider and model\b`,
+								Re:   lazyRegex(`\bchoose a provider and model\b`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^\s*\S+\s+choose\s+\W\s+enter confirm\s*\z`,
+								Re:   lazyRegex(`(?m)(?m)^\s*\S+\s+choose\s+\W\s+enter confirm\s*\z`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
+				},
+				{
+					Index:    4,
+					State:    "blocked",
+					Detail:   "setup",
+					Label:    "setup-apikey",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(8)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^\s*Enter your .*\bKey\b`,
+								Re:   lazyRegex(`^\s*Enter your .*\bKey\b`),
+							},
+							{
+								Kind: MatchRegex,
+								Text: `(?m)^\s*enter submit\s+\W\s+esc exit\s*\z`,
+								Re:   lazyRegex(`(?m)(?m)^\s*enter submit\s+\W\s+esc exit\s*\z`),
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 8},
+				},
+				{
+					Index:    5,
+					State:    "working",
+					Label:    "esc-cancel",
+					Priority: 100,
+					Region:   "bottom_non_empty_lines(3)",
+					Match: &Match{
+						Kind: MatchRegex,
+						Text: `(?m)^\s*esc\s+(cancel|press again to cancel|clear queue)\b.*\s*\z`,
+						Re:   lazyRegex(`(?m)(?m)^\s*esc\s+(cancel|press again to cancel|clear queue)\b.*\s*\z`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 3},
+				},
+				{
+					Index:  6,
+					State:  "idle",
+					Label:  "help-commands",
+					Region: "bottom_non_empty_lines(3)",
+					Match: &Match{
+						Kind: MatchRegex,
+						Text: `(?m)\bctrl\+p\s+commands\b.*\s*\z`,
+						Re:   lazyRegex(`(?m)(?m)\bctrl\+p\s+commands\b.*\s*\z`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 3},
 				},
 			},
 			Details: map[string]Detail{},

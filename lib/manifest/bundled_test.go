@@ -18,7 +18,7 @@ func TestBundledParse(t *testing.T) {
 			t.Errorf("%s: Bundled=%v Source=%q", a.Name, a.Bundled, a.Source)
 		}
 	}
-	want := []string{"claude", "codex", "copilot", "cursor", "gemini", "opencode", "pi", "qwen"}
+	want := []string{"claude", "codex", "copilot", "crush", "cursor", "gemini", "opencode", "pi", "qwen"}
 	if len(names) != len(want) {
 		t.Fatalf("bundled agents = %v, want %v", names, want)
 	}

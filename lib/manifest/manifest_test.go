@@ -305,7 +305,7 @@ func TestLoadBundled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"claude", "codex", "copilot", "cursor", "gemini", "opencode", "pi", "qwen"}, names(s)); diff != "" {
+	if diff := cmp.Diff([]string{"claude", "codex", "copilot", "crush", "cursor", "gemini", "opencode", "pi", "qwen"}, names(s)); diff != "" {
 		t.Errorf("agents (-want +got):\n%s", diff)
 	}
 	if len(s.Problems()) != 0 {
@@ -338,7 +338,7 @@ func TestLoadUserDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"claude", "codex", "copilot", "cursor", "gemini", "myagent", "opencode", "pi", "qwen"}, names(s)); diff != "" {
+	if diff := cmp.Diff([]string{"claude", "codex", "copilot", "crush", "cursor", "gemini", "myagent", "opencode", "pi", "qwen"}, names(s)); diff != "" {
 		t.Errorf("agents (-want +got):\n%s", diff)
 	}
 	c := s.Get("claude")
@@ -355,7 +355,7 @@ func TestLoadUserDir(t *testing.T) {
 
 	// A missing user dir is fine.
 	s, err = Load(LoadOptions{UserDir: filepath.Join(dir, "absent")})
-	if err != nil || len(s.All()) != 8 || len(s.Problems()) != 0 {
+	if err != nil || len(s.All()) != 9 || len(s.Problems()) != 0 {
 		t.Errorf("missing user dir: %v, %d agents, problems %v", err, len(s.All()), s.Problems())
 	}
 }
@@ -400,7 +400,7 @@ func TestOverride(t *testing.T) {
 		t.Error("extra process name does not match")
 	}
 	s.Override("nonexistent", false, []string{"x"}) // ignored
-	if diff := cmp.Diff([]string{"claude", "copilot", "cursor", "gemini", "opencode", "pi", "qwen"}, names(s)); diff != "" {
+	if diff := cmp.Diff([]string{"claude", "copilot", "crush", "cursor", "gemini", "opencode", "pi", "qwen"}, names(s)); diff != "" {
 		t.Errorf("agents (-want +got):\n%s", diff)
 	}
 	// Another load is unaffected.

@@ -62,7 +62,7 @@ func TestLongProcessName(t *testing.T) {
 		t.Errorf("doctor still says it can never match")
 	}
 	// Not "no issues" above the entry it lists (issue 27 item 19).
-	if !strings.Contains(out, "\nagents:  8 loaded, 1 note:\n  - claude: process_names entry") {
+	if !strings.Contains(out, "\nagents:  9 loaded, 1 note:\n  - claude: process_names entry") {
 		t.Errorf("the agents line:\n%s", out)
 	}
 }

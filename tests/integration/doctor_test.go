@@ -48,7 +48,7 @@ func TestDoctor(t *testing.T) {
 		`(?m)^watch:   no watcher running`,
 		`(?m)^hooks:   after-select-pane ✓  session-window-changed ✓$`,
 		`(?m)^wrapper: tma-hook ✓ on \$PATH \(.*/tma-hook\)$`,
-		`(?m)^agents:  8 loaded, no issues$`,
+		`(?m)^agents:  9 loaded, no issues$`,
 		`(?m)^ignored: 1 pane\(s\) excluded from detection — .*\n  - ` + regexp.QuoteMeta(ign.Pane) + ` s:\d+\.0 \(ignored via @agent_ignore = manual\)$`,
 		`(?m)^panes \(3\):$`,
 		`(?m)^  ` + regexp.QuoteMeta(a.Pane) + `\s+claude     s:\d+\.0\s+tier 2   blocked/permission \(capture, \d+\.\ds ago\)\n       hooks: wired\n       not tier 3: daemon not running`,
