@@ -64,6 +64,28 @@ func stamped(state, detail, source string) map[string]string {
 		"@agent_source": source, "@agent_evidence_at": "1699999999000", "@agent_stamped_at": "1699999999500"}
 }
 
+// TestCrushPaneIsScreenOnly: Crush's manifest has no [hooks] (its one hook
+// event, PreToolUse, tells no idle or blocked), so doctor names its pane at
+// the screen tier with the reason, and counts it below no tier it supports.
+func TestCrushPaneIsScreenOnly(t *testing.T) {
+	opts := stamped("blocked", "permission", "screen")
+	opts["@agent_name"] = "crush"
+	f := healthy(t, agentPane("%3", "crush", opts))
+	f.Daemon.Up, f.Daemon.Version = true, "0.1.0"
+	doc, text := Diagnose(f)
+	if doc.Warnings != 0 || doc.BelowTier != 0 || len(doc.Agents) != 1 || doc.Agents[0].Agent != "crush" || doc.Agents[0].HookStatus != "hookless" {
+		t.Fatalf("warnings %d, below tier %d, agents %+v:\n%s", doc.Warnings, doc.BelowTier, doc.Agents, text)
+	}
+	if m := f.Manifests.Get("crush"); m == nil || m.Hooks != nil {
+		t.Fatalf("the bundled crush manifest: %+v", m)
+	}
+	for _, want := range []string{"crush", "blocked/permission (screen, ", "hooks: none (hookless agent)", "crush is hookless (screen detection only"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+}
+
 // TestHealthyServerHasNoFindings: nothing to warn about, every agent at
 // the tier its manifest supports, and the JSON document keeps its keys.
 func TestHealthyServerHasNoFindings(t *testing.T) {

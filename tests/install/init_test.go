@@ -64,7 +64,8 @@ func TestInitFirstRunThenNothing(t *testing.T) {
 	t.Setenv("TMA_SOCKET_PATH", s.Socket)
 	writeExec(t, filepath.Join(h.Bin, "claude"))
 	writeExec(t, filepath.Join(h.Bin, "codex"))
-	writeExec(t, filepath.Join(h.Bin, "node")) // a runtime: never taken for an agent
+	writeExec(t, filepath.Join(h.Bin, "node"))  // a runtime: never taken for an agent
+	writeExec(t, filepath.Join(h.Bin, "crush")) // no hooks: named, nothing wired
 	h.write(".tmux.conf", userConf)
 
 	r := tma(t, "init", "--yes")
@@ -75,6 +76,7 @@ func TestInitFirstRunThenNothing(t *testing.T) {
 		"  gemini    not found (looked for gemini)",
 		"  pi        not found (looked for pi)",
 		"  cursor    not found (looked for cursor, agent, cursor-agent)",
+		"  crush     found: "+filepath.Join(h.Bin, "crush")+" (no hooks to wire: tma reads its screen)",
 		"tma: init 2/7: wire the hooks of claude, codex (as tma install-hooks <agent>)",
 		"tma: proposed change to ~/.claude/settings.json (agent hooks):",
 		`"command": "tma-hook claude Stop"`,

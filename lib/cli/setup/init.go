@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/tmaproject/tma/lib/cli/common"
 	"github.com/tmaproject/tma/lib/install"
+	"github.com/tmaproject/tma/lib/manifest"
 )
 
 type initCmd struct {
@@ -37,6 +38,7 @@ func generic(n string) bool {
 // found is one agent step 1 looked for.
 type found struct {
 	adapter install.Adapter
+	name    string   // a screen-only agent's manifest name (adapter nil)
 	path    string   // the launcher found on $PATH, "" when none
 	names   []string // the names looked for
 	generic []string // the generic names its manifest gives (not looked for)
@@ -70,6 +72,16 @@ func (r *run) initRun(k *initCmd) int {
 				f.adapter.Name(), strings.Join(f.generic, ", "), f.adapter.Name())
 		default:
 			r.out("  %-9s not found (looked for %s)", f.adapter.Name(), strings.Join(f.names, ", "))
+		}
+	}
+	// An agent with no hooks to wire (Crush) is named too, so a user who
+	// runs it sees tma knows it: its screen alone tells its state.
+	for _, f := range r.detectScreenOnly() {
+		switch {
+		case f.path != "":
+			r.out("  %-9s found: %s (no hooks to wire: tma reads its screen)", f.name, f.path)
+		case len(f.names) > 0:
+			r.out("  %-9s not found (looked for %s; no hooks to wire: tma reads its screen)", f.name, strings.Join(f.names, ", "))
 		}
 	}
 
@@ -147,24 +159,49 @@ func (r *run) detect() []found {
 			out = append(out, f)
 			continue
 		}
-		seen := map[string]bool{}
-		for _, n := range append([]string{m.Name}, m.ProcessNames...) {
-			if n == "" || seen[n] || strings.ContainsRune(n, '/') {
-				continue
-			}
-			seen[n] = true
-			if generic(n) {
-				f.generic = append(f.generic, n)
-				continue
-			}
-			f.names = append(f.names, n)
-			if f.path == "" {
-				f.path = r.env.LookPath(n)
-			}
-		}
+		r.lookFor(&f, m)
 		out = append(out, f)
 	}
 	return out
+}
+
+// detectScreenOnly looks, as detect does, for the loaded agents whose
+// manifest has no [hooks] and which install-hooks has no adapter for.
+func (r *run) detectScreenOnly() []found {
+	wired := map[string]bool{}
+	for _, a := range install.Adapters() {
+		wired[a.Name()] = true
+	}
+	var out []found
+	for _, m := range r.loaded.Manifests.All() {
+		if wired[m.Name] || m.Hooks != nil {
+			continue
+		}
+		f := found{name: m.Name}
+		r.lookFor(&f, m)
+		out = append(out, f)
+	}
+	return out
+}
+
+// lookFor looks for m's name and process names on $PATH, the generic ones
+// set apart.
+func (r *run) lookFor(f *found, m *manifest.Agent) {
+	seen := map[string]bool{}
+	for _, n := range append([]string{m.Name}, m.ProcessNames...) {
+		if n == "" || seen[n] || strings.ContainsRune(n, '/') {
+			continue
+		}
+		seen[n] = true
+		if generic(n) {
+			f.generic = append(f.generic, n)
+			continue
+		}
+		f.names = append(f.names, n)
+		if f.path == "" {
+			f.path = r.env.LookPath(n)
+		}
+	}
 }
 
 // statusRE finds `tma status` run from a format (#(tma status),
