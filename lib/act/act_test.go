@@ -44,7 +44,7 @@ func TestBundled(t *testing.T) {
 		"compact":   {"claude"},
 		"steer":     {"claude", "codex", "gemini", "opencode", "pi"},
 		"steer_now": {"claude", "codex"},
-		"answer":    {"claude", "codex", "gemini", "opencode", "pi"},
+		"answer":    {"claude", "codex", "gemini", "opencode", "pi", "qwen"},
 		"dismiss":   {"claude", "codex", "gemini", "opencode", "pi"},
 	}
 	if len(got) != len(want) {

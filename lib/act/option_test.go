@@ -6,6 +6,8 @@ import (
 )
 
 // answer is a keys action: the option's digit, or pi's Downs then Enter.
+// Qwen's digit stands alone: Down and Enter in one send-keys picked option 1
+// on the real agent.
 func TestAnswerIsKeysWithTheOption(t *testing.T) {
 	s, err := Load("")
 	if err != nil {
@@ -17,6 +19,7 @@ func TestAnswerIsKeysWithTheOption(t *testing.T) {
 	}
 	for _, tc := range []struct{ agent, arg, want string }{
 		{"claude", "2", "2"}, {"codex", "1", "1"}, {"gemini", "3", "3"}, {"opencode", "9", "9"},
+		{"qwen", "2", "2"},
 		{"pi", "1", "Enter"}, {"pi", "3", "Down Down Enter"},
 	} {
 		if got := strings.Join(ExpandArg(a.Keys[tc.agent], tc.arg), " "); got != tc.want {
