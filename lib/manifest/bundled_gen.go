@@ -17,7 +17,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "claude",
 			Source:           "bundled:claude.toml",
 			Bundled:          true,
-			Digest:           "e8842fc23ea0253c",
+			Digest:           "7730cccbcbfacc93",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"claude"},
 			Hooks: &Hooks{
@@ -392,8 +392,8 @@ func bundledAgent(name string) *Agent {
 					Region:   "bottom_non_empty_lines(12)",
 					Match: &Match{
 						Kind: MatchRegex,
-						Text: `(^|\n)─{8,}[\s\pZ]*\n[\s\pZ]*([^❯\s\pZ][^\n]*[\s\pZ]·[\s\pZ]+)?\d+ shells? · `,
-						Re:   lazyRegex(`(?m)(^|\n)─{8,}[\s\pZ]*\n[\s\pZ]*([^❯\s\pZ][^\n]*[\s\pZ]·[\s\pZ]+)?\d+ shells? · `),
+						Text: `(^|\n)─{8,}[\s\pZ]*\n[\s\pZ]*([^❯\s\pZ][^\n]*[\s\pZ]·[\s\pZ]+)?\d+ (shells?|background tasks?) · `,
+						Re:   lazyRegex(`(?m)(^|\n)─{8,}[\s\pZ]*\n[\s\pZ]*([^❯\s\pZ][^\n]*[\s\pZ]·[\s\pZ]+)?\d+ (shells?|background tasks?) · `),
 					},
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 12},
 				},
