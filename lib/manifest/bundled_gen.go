@@ -17,7 +17,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "claude",
 			Source:           "bundled:claude.toml",
 			Bundled:          true,
-			Digest:           "7730cccbcbfacc93",
+			Digest:           "eb640ec45c099dc5",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"claude"},
 			Hooks: &Hooks{
@@ -225,6 +225,35 @@ func bundledAgent(name string) *Agent {
 					Index:    4,
 					State:    "blocked",
 					Detail:   "setup",
+					Label:    "enter-to-continue",
+					Priority: 110,
+					Region:   "bottom_non_empty_lines(2)",
+					Match: &Match{
+						Kind: MatchAll,
+						Children: []*Match{
+							{
+								Kind: MatchLineRegex,
+								Text: `^[\s\pZ]*Enter to continue[\s\pZ]*·[\s\pZ]*Esc to cancel[\s\pZ]*$`,
+								Re:   lazyRegex(`^[\s\pZ]*Enter to continue[\s\pZ]*·[\s\pZ]*Esc to cancel[\s\pZ]*$`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchRegex,
+										Text: `^─{8,}[\s\pZ]*\n❯`,
+										Re:   lazyRegex(`(?m)^─{8,}[\s\pZ]*\n❯`),
+									},
+								},
+							},
+						},
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 2},
+				},
+				{
+					Index:    5,
+					State:    "blocked",
+					Detail:   "setup",
 					Label:    "setup-continue",
 					Priority: 110,
 					Region:   "bottom_non_empty_lines(2)",
@@ -251,7 +280,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 2},
 				},
 				{
-					Index:    5,
+					Index:    6,
 					State:    "blocked",
 					Detail:   "setup",
 					Label:    "setup-bypass-accept",
@@ -290,7 +319,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
 				},
 				{
-					Index:    6,
+					Index:    7,
 					State:    "blocked",
 					Detail:   "setup",
 					Label:    "setup-api-key",
@@ -329,7 +358,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
 				},
 				{
-					Index:    7,
+					Index:    8,
 					State:    "blocked",
 					Detail:   "plan",
 					Label:    "plan-approval",
@@ -358,7 +387,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 30},
 				},
 				{
-					Index:    8,
+					Index:    9,
 					State:    "working",
 					Label:    "spinner-line",
 					Priority: 100,
@@ -371,7 +400,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 20},
 				},
 				{
-					Index:    9,
+					Index:    10,
 					State:    "working",
 					Label:    "footer-esc-to-interrupt",
 					Priority: 95,
@@ -384,7 +413,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 4},
 				},
 				{
-					Index:    10,
+					Index:    11,
 					State:    "working",
 					Detail:   "background",
 					Label:    "footer-background-shells",
@@ -398,7 +427,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 12},
 				},
 				{
-					Index:    11,
+					Index:    12,
 					State:    "working",
 					Label:    "waiting-background-agents",
 					Priority: 91,
@@ -411,7 +440,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 12},
 				},
 				{
-					Index:    12,
+					Index:    13,
 					State:    "working",
 					Label:    "title-spinner",
 					Priority: 90,
@@ -424,7 +453,7 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.Title},
 				},
 				{
-					Index:  13,
+					Index:  14,
 					State:  "idle",
 					Label:  "prompt-box",
 					Region: "bottom_non_empty_lines(10)",

@@ -26,6 +26,9 @@ var screenOnly = map[string]map[string]string{
 	// runs the hook state is still blocked, and the fold's release of a
 	// blocked claim whose dialog is gone takes it to working.
 	"gemini": {"working-tool": "approve fires no event until AfterTool"},
+	// Claude 2.1.332's auto mode classifier billing notice stops a tool call
+	// with no event of its own: PreToolUse's working claim stands under it.
+	"claude": {"blocked-auto-notice": "auto mode's billing notice fires no event"},
 	// Approving Codex's prompt fires nothing until PostToolUse.
 	"codex": {"working-tool": "approve fires no event until PostToolUse"},
 	// Approving Copilot's prompt fires nothing until postToolUse; a Ctrl+C on
