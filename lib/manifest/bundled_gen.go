@@ -1023,7 +1023,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "crush",
 			Source:           "bundled:crush.toml",
 			Bundled:          true,
-			Digest:           "768fdd398763ad81",
+			Digest:           "5097f48ffd3a14b7",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"crush", "node"},
 			TitlePatterns:    []*Regex{lazyRegex(`^crush\s`)},
@@ -1172,6 +1172,18 @@ func bundledAgent(name string) *Agent {
 						Re:   lazyRegex(`(?m)(?m)\bctrl\+p\s+commands\b.*\s*\z`),
 					},
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 3},
+				},
+			},
+			Modes: []Mode{
+				{
+					Name:   "yolo",
+					Region: "bottom_non_empty_lines(6)",
+					Match: &Match{
+						Kind: MatchRegex,
+						Text: `(?m)^ {1,3}Y {1,2}\S.*\n\s*:::\s*$`,
+						Re:   lazyRegex(`(?m)(?m)^ {1,3}Y {1,2}\S.*\n\s*:::\s*$`),
+					},
+					region: screen.Region{Kind: screen.BottomNonEmpty, N: 6},
 				},
 			},
 			Details: map[string]Detail{},

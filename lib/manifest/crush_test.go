@@ -44,3 +44,31 @@ func TestCrushQuotesFireNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestCrushModesOnFixtures: yolo where the editor's prompt is "Y" (fixtures/crush/*-yolo*, idle
+// and running a tool with no prompt), none in the default mode, on a dialog or on the quotes.
+func TestCrushModesOnFixtures(t *testing.T) {
+	a := bundledAgent("crush")
+	for _, c := range []struct{ file, want string }{
+		{"idle-mode-yolo-w120.txt", "yolo"},
+		{"idle-mode-yolo-w80.txt", "yolo"},
+		{"working-yolo-tool-w120.txt", "yolo"},
+		{"working-yolo-tool-w80.txt", "yolo"},
+		{"idle-fresh-w80.txt", ""},
+		{"working-tool-w120.txt", ""},
+		{"blocked-bash-w80.txt", ""},
+		{"idle-quote-dialogs-w120.txt", ""},
+	} {
+		data, err := os.ReadFile(filepath.Join(fixturesRoot, "crush", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := fixture.Parse(c.file, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, line := a.ScreenMode(screen.Screen{Raw: f.Screen, Title: f.Title, Height: f.Height}); got != c.want {
+			t.Errorf("%s: mode %q (%q), want %q", c.file, got, line, c.want)
+		}
+	}
+}
