@@ -1023,7 +1023,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "crush",
 			Source:           "bundled:crush.toml",
 			Bundled:          true,
-			Digest:           "5097f48ffd3a14b7",
+			Digest:           "29ed16f2fdf00fd7",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"crush", "node"},
 			TitlePatterns:    []*Regex{lazyRegex(`^crush\s`)},
