@@ -44,8 +44,8 @@ func TestBundled(t *testing.T) {
 		"compact":   {"claude"},
 		"steer":     {"claude", "codex", "gemini", "opencode", "pi"},
 		"steer_now": {"claude", "codex"},
-		"answer":    {"claude", "codex", "copilot", "gemini", "opencode", "pi", "qwen"},
-		"dismiss":   {"claude", "codex", "copilot", "gemini", "opencode", "pi"},
+		"answer":    {"claude", "codex", "copilot", "crush", "gemini", "opencode", "pi", "qwen"},
+		"dismiss":   {"claude", "codex", "copilot", "crush", "gemini", "opencode", "pi"},
 	}
 	if len(got) != len(want) {
 		t.Errorf("bundled %d actions, want %d", len(got), len(want))
