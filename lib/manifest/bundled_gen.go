@@ -752,7 +752,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "copilot",
 			Source:           "bundled:copilot.toml",
 			Bundled:          true,
-			Digest:           "a8118faa65f4a56e",
+			Digest:           "5b468b275f3031bc",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"copilot", "node"},
 			TitlePatterns:    []*Regex{lazyRegex(`(^|\s-\s)GitHub Copilot$`)},
@@ -975,8 +975,18 @@ func bundledAgent(name string) *Agent {
 							},
 							{
 								Kind: MatchLineRegex,
-								Text: `\bopen sidebar\b`,
-								Re:   lazyRegex(`\bopen sidebar\b`),
+								Text: `^\s*(\S+\s+open sidebar\s*·\s*)?(Interactive|Plan|Autopilot)\s*·`,
+								Re:   lazyRegex(`^\s*(\S+\s+open sidebar\s*·\s*)?(Interactive|Plan|Autopilot)\s*·`),
+							},
+							{
+								Kind: MatchNot,
+								Children: []*Match{
+									{
+										Kind: MatchLineRegex,
+										Text: `\bWorking\b`,
+										Re:   lazyRegex(`\bWorking\b`),
+									},
+								},
 							},
 						},
 					},
@@ -989,8 +999,8 @@ func bundledAgent(name string) *Agent {
 					Region: "bottom_non_empty_lines(1)",
 					Match: &Match{
 						Kind: MatchLineRegex,
-						Text: `\bopen sidebar\s*·\s*Interactive\b`,
-						Re:   lazyRegex(`\bopen sidebar\s*·\s*Interactive\b`),
+						Text: `^\s*(\S+\s+open sidebar\s*·\s*)?Interactive\s*·`,
+						Re:   lazyRegex(`^\s*(\S+\s+open sidebar\s*·\s*)?Interactive\s*·`),
 					},
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 1},
 				},

@@ -62,6 +62,9 @@ func TestCopilotModesOnFixtures(t *testing.T) {
 		{"idle-mode-autopilot-w120.txt", "autopilot"},
 		{"idle-mode-autopilot-w80.txt", "autopilot"},
 		{"idle-quote-copilot-w80.txt", "interactive"},
+		// A draft in the box: the footer drops "open sidebar" for "@ files · # issues".
+		{"idle-typed-w80.txt", "interactive"},
+		{"idle-typed-w120.txt", "interactive"},
 		{"working-tool-w80.txt", ""},
 		{"blocked-bash-w120.txt", ""},
 	} {
