@@ -192,24 +192,35 @@ func viaPlugin(agent string, line []byte) []byte {
 // (seconds: until the prompt is answered), though it claimed at its start.
 // Lines dated within heldSlack of each other keep their logged order: two
 // hooks that ran at once (pi's session_shutdown and session_start, 2 ms
-// apart) are logged in the agent's order, not their times'.
+// apart) are logged in the agent's order, not their times'. An event whose
+// payload carries tma_at_ms (tma's pi extension stamps it as pi fires the
+// event, the order tma receives them) is placed by that stamp with no
+// slack: pi's before_agent_start was logged 61 ms after the question
+// tool's tool_execution_start it preceded (installed.jsonl, 2026-12-07).
 func unheld(lines [][]byte) [][]byte {
 	const heldSlack = 0.25 // seconds
 	type line struct {
-		raw  []byte
-		step bool
-		at   float64
+		raw   []byte
+		step  bool
+		at    float64
+		stamp float64 // tma_at_ms in seconds, 0 without one
 	}
 	var out []line
 	for _, raw := range lines {
 		var ln struct {
-			Step string  `json:"lab_step"`
-			Time float64 `json:"time"`
+			Step    string  `json:"lab_step"`
+			Time    float64 `json:"time"`
+			Payload struct {
+				At float64 `json:"tma_at_ms"`
+			} `json:"payload"`
 		}
 		_ = json.Unmarshal(raw, &ln)
-		l := line{raw, ln.Step != "", ln.Time}
+		l := line{raw, ln.Step != "", ln.Time, ln.Payload.At / 1000}
 		i := len(out)
 		for !l.step && l.at > 0 && i > 0 && out[i-1].at > l.at+heldSlack {
+			i--
+		}
+		for !l.step && l.stamp > 0 && i > 0 && out[i-1].stamp > l.stamp {
 			i--
 		}
 		out = append(out[:i], append([]line{l}, out[i:]...)...)
