@@ -22,11 +22,24 @@ type Target struct {
 	PID       int
 	Title     string
 	EpisodeMS int64
-	Since     int64  // @agent_since (since_ms), the state run's start
-	Lock      string // the raw @agent_action
+	Since     int64 // @agent_since (since_ms), the state run's start
+	// SettleMS is the agent manifest's [input] settle_ms: keys sent
+	// sooner after Since are dropped by the agent.
+	SettleMS int64
+	Lock     string // the raw @agent_action
 	// The pending call's name (not its summary), for the audit log.
 	PendingTool string
 	PendingCall string
+}
+
+// SettleWait is how long to wait before the first key so that the agent's
+// dialog has been up SettleMS: a blocked run only (a dialog opened with
+// it), never more than SettleMS, 0 when it is old enough.
+func SettleWait(t Target, nowMS int64) int64 {
+	if t.SettleMS <= 0 || t.State != "blocked" || t.Since <= 0 {
+		return 0
+	}
+	return min(max(t.Since+t.SettleMS-nowMS, 0), t.SettleMS)
 }
 
 // Gate reasons (exit 4) and the lock's (exit 5).

@@ -1033,7 +1033,7 @@ func bundledAgent(name string) *Agent {
 			Name:             "crush",
 			Source:           "bundled:crush.toml",
 			Bundled:          true,
-			Digest:           "29ed16f2fdf00fd7",
+			Digest:           "544ef3c13d4c1b51",
 			MinEngineVersion: "0.1",
 			ProcessNames:     []string{"crush", "node"},
 			TitlePatterns:    []*Regex{lazyRegex(`^crush\s`)},
@@ -1196,8 +1196,9 @@ func bundledAgent(name string) *Agent {
 					region: screen.Region{Kind: screen.BottomNonEmpty, N: 6},
 				},
 			},
-			Details: map[string]Detail{},
-			aliases: map[string]string{},
+			Details:  map[string]Detail{},
+			SettleMS: 700,
+			aliases:  map[string]string{},
 		}
 	case "cursor":
 		return &Agent{

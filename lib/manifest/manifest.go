@@ -56,6 +56,10 @@ type Agent struct {
 	Modes            []Mode // [[modes]]: the permission modes the screen names, in file order
 	Details          map[string]Detail
 	Telemetry        *Telemetry
+	// SettleMS is [input] settle_ms: how long a dialog of this agent
+	// ignores keys after it opens (Crush drops input until it has been
+	// quiet a while); act sends no key before the blocked run is that old.
+	SettleMS int
 
 	aliases map[string]string // alias -> canonical detail token
 }
@@ -134,7 +138,16 @@ type fileT struct {
 	Modes            []modeT            `toml:"modes"`
 	Details          map[string]detailT `toml:"details"`
 	Telemetry        *telemetryT        `toml:"telemetry"`
+	Input            *inputT            `toml:"input"`
 }
+
+type inputT struct {
+	SettleMS *int `toml:"settle_ms"`
+}
+
+// MaxSettleMS bounds [input] settle_ms: act holds the pane's lock while it
+// waits, and a person's key is never held longer than this.
+const MaxSettleMS = 2000
 
 type identityT struct {
 	ProcessNames  []string `toml:"process_names"`
@@ -286,6 +299,12 @@ func parse(stem, source string, data []byte) (*Agent, error) {
 			return nil, fmt.Errorf("modes[%d]: %w", i, err)
 		}
 		a.Modes = append(a.Modes, mode)
+	}
+	if f.Input != nil && f.Input.SettleMS != nil {
+		if v := *f.Input.SettleMS; v < 0 || v > MaxSettleMS {
+			return nil, fmt.Errorf("input.settle_ms: %d is not between 0 and %d", v, MaxSettleMS)
+		}
+		a.SettleMS = *f.Input.SettleMS
 	}
 	if f.Telemetry != nil {
 		a.Telemetry = &Telemetry{}

@@ -108,6 +108,9 @@ func TestParseErrors(t *testing.T) {
 		want string // every error also names the file
 	}{
 		{"unknown top key", "", minimal + "colour = 1\n", "unknown key capture.colour"},
+		{"settle too long", "", minimal + "[input]\nsettle_ms = 5000\n", "input.settle_ms: 5000 is not between 0 and 2000"},
+		{"settle negative", "", minimal + "[input]\nsettle_ms = -1\n", "input.settle_ms: -1 is not between 0 and 2000"},
+		{"unknown input key", "", minimal + "[input]\nsettle = 5\n", "unknown key input.settle"},
 		{"unknown identity key", "", strings.Replace(minimal, "[capture]", "process_name = [\"x\"]\n[capture]", 1), "unknown key identity.process_name"},
 		{"unknown rule key", "", rule("match = { contains = \"x\" }\nweight = 3"), "unknown key rules.weight"},
 		{"unknown match key", "", rule("match = { contains = \"x\", ignore_case = true }"), "unknown key rules.match.ignore_case"},

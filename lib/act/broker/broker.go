@@ -141,8 +141,9 @@ func (b *Broker) target(f *fleet.Fleet, pane string) (t act.Target, row *record.
 		t.CWD = row.CWD
 	}
 	t.PID = p.AgentPID
-	if m := b.Manifests.Get(a.Agent); m != nil && m.Telemetry != nil && m.Telemetry.Context != nil {
-		t.Telemetry = true
+	if m := b.Manifests.Get(a.Agent); m != nil {
+		t.Telemetry = m.Telemetry != nil && m.Telemetry.Context != nil
+		t.SettleMS = int64(m.SettleMS)
 	}
 	return t, row, true
 }

@@ -310,6 +310,14 @@ func (b *Broker) fire(a *act.Action, s *shot, batch string) (act.Result, string)
 	// takes nothing.
 	g := guard{pane: pane, cond: act.SendGuard(act.Tuple{State: t.State, Detail: t.Detail, Since: t.Since, Request: reqID}, lk),
 		marker: "tma-sent-" + lk.Nonce}
+	// A dialog that drops keys for a while after it opens ([input]
+	// settle_ms) gets them once it takes them; the guard still checks the
+	// run it was read in, so a prompt that replaced it meanwhile takes none.
+	if a.Kind == act.KindKeys || a.Kind == act.KindText {
+		if w := act.SettleWait(t, b.Now()); w > 0 {
+			time.Sleep(time.Duration(w) * time.Millisecond)
+		}
+	}
 	switch a.Kind {
 	case act.KindKeys:
 		// OpenCode's own server, when the pane names one and the request
