@@ -76,6 +76,8 @@ func TestScreenDialogs(t *testing.T) {
 		{"claude/blocked-question", KindQuestion, "Which colour should the mock paint the probe?", colours},
 		{"claude/blocked-plan", KindInformational, "Claude has written up a plan and is ready to execute. Would you like to proceed?", []string{"Yes, and use auto mode"}},
 		{"claude/blocked-trust", KindInformational, "Accessing workspace:", []string{"No, exit", "Yes, I trust this folder"}},
+		// Copilot wraps option 2 under its number at 80 columns.
+		{"copilot/blocked-write", KindPermission, "Do you want to create /tmp/lab/project/notes.txt?", []string{"Yes", "Yes, and don't ask again for file operations when in this repo (/tmp/lab/project)", "No, and tell Copilot what to do differently (Esc to stop)"}},
 		{"codex/blocked-bash", KindPermission, "Would you like to run the following command?", []string{"Yes, proceed (y)"}},
 		{"codex/blocked-question", KindQuestion, "Which colour should the mock paint the probe?", append(slices.Clone(colours), "None of the above")},
 		{"gemini/blocked-bash", KindPermission, "Allow execution of [Shell]?", []string{"Allow once", "Allow for this session", "No, suggest changes (esc)"}},
@@ -220,6 +222,7 @@ func TestFreeTextChoice(t *testing.T) {
 		{"opencode/blocked-question", "Type your own answer"},
 		{"pi/blocked-questionnaire", "Type something."},
 		{"qwen/blocked-question", "Type something..."},
+		{"copilot/blocked-question", "Other (type your answer)"},
 		{"codex/blocked-question", ""}, // "None of the above" is an answer; its notes are optional
 		{"gemini/blocked-question", ""},
 		{"claude/blocked-bash", ""},

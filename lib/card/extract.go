@@ -28,7 +28,7 @@ var (
 	counterRE = regexp.MustCompile(`^\(\d+/\d+\)$`)
 	// The choice a question tool offers for an answer of one's own, as the
 	// lab saw each agent label it.
-	freeTextRE = regexp.MustCompile(`(?i)^type (something|your own answer)\b`)
+	freeTextRE = regexp.MustCompile(`(?i)^(type (something|your own answer)\b|other \(type your)`)
 	cellsRE    = regexp.MustCompile(`\s{2,}`)
 	columnsRE  = regexp.MustCompile(`\s{2,}`)
 )
@@ -226,9 +226,11 @@ func parse(block []string, width int, d *Dialog) {
 		switch {
 		case !numbered && col == indent && !counterRE.MatchString(t):
 			last = d.add(t)
-		case numbered && last != nil && col > indent && last.Description == nil && wrapped(labelLine, t, width):
+		case numbered && last != nil && col >= indent && last.Description == nil && wrapped(labelLine, t, width):
 			// The agent wrapped a long label (Claude's "Yes, and switch to
-			// accept edits …" at 80 columns): its next line is more of it.
+			// accept edits …" at 80 columns, under the label's text;
+			// Copilot's "(/tmp/lab/project)", under the number): its next
+			// line is more of it.
 			last.Label = clip(last.Label+" "+t, maxLabel)
 			labelLine = l
 		case numbered && last != nil && col > indent:
