@@ -755,6 +755,16 @@ func TestDaemonLauncher(t *testing.T) {
 	if r == nil || r.PID != first.PID {
 		t.Fatalf("a second source: %+v (first %+v), %d daemons", r, first, daemonsOf(e.s.Socket))
 	}
+	// And it stays one: a second daemon that came up only after the wait
+	// above would have passed it.
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if n := daemonsOf(e.s.Socket); n != 1 {
+			t.Fatalf("%d tma-daemon processes for this server after a second source settled to one", n)
+		}
+	}
+	if r := e.running(); r == nil || r.PID != first.PID {
+		t.Fatalf("after a second source the lock is held by %+v, not the first daemon %d", r, first.PID)
+	}
 }
 
 // startIn is e.start with the runtime directory run: the daemon's (push
