@@ -210,17 +210,12 @@ func TestShellMeetsTheDaemonOfAServerWithoutXDG(t *testing.T) {
 	for _, kv := range [][2]string{{"PATH", binDir + ":" + os.Getenv("PATH")}, {"TMPDIR", tmp}, {"HOME", e.home}} {
 		e.s.MustRun("set-environment", "-g", kv[0], kv[1])
 	}
-	theirs := daemon.ForEnv(e.s.Socket, func(k string) string {
-		if k == "TMPDIR" {
-			return tmp
-		}
-		return ""
-	})
+	// The server's daemon dir: no XDG_RUNTIME_DIR, so tma-<uid> under
+	// $TMPDIR, which os.TempDir reads from the process's own environment.
+	t.Setenv("TMPDIR", tmp)
+	theirs := daemon.ForEnv(e.s.Socket, func(string) string { return "" })
 	if !strings.HasPrefix(theirs.Dir, tmp) {
-		// os.TempDir reads the process's TMPDIR, not getenv: set it for
-		// the lookup the test itself makes.
-		t.Setenv("TMPDIR", tmp)
-		theirs = daemon.ForEnv(e.s.Socket, func(string) string { return "" })
+		t.Fatalf("the server's daemon dir %s is not under %s", theirs.Dir, tmp)
 	}
 	t.Cleanup(func() { stopDaemonAt(theirs) })
 	e.s.MustRun("run-shell", filepath.Join(binDir, "tma")+` --socket-path "#{socket_path}" daemon --ensure >/dev/null 2>&1`)
